@@ -1,0 +1,169 @@
+package pager
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goroot is the Go distribution the benchmarks take real text from: it is on
+// every machine that runs the tests.
+func goroot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// corpus returns size bytes of real text: Go source or Markdown from the Go
+// distribution, cut at a line end.
+func corpus(tb testing.TB, kind string, size int) []byte {
+	tb.Helper()
+	root := goroot(tb)
+	var buf bytes.Buffer
+	switch kind {
+	case "go":
+		b, err := os.ReadFile(filepath.Join(root, "src/cmd/compile/internal/ssa/rewriteAMD64.go"))
+		if err != nil {
+			tb.Skip(err)
+		}
+		buf.Write(b)
+	case "markdown":
+		for buf.Len() < size {
+			n := buf.Len()
+			filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") && buf.Len() < size {
+					b, _ := os.ReadFile(path)
+					buf.Write(b)
+				}
+				return nil
+			})
+			if buf.Len() == n {
+				tb.Skip("no Markdown in GOROOT")
+			}
+		}
+	}
+	b := buf.Bytes()
+	if len(b) > size {
+		b = b[:bytes.LastIndexByte(b[:size], '\n')+1]
+	}
+	return b
+}
+
+// pageWhole pages text at budget and returns the pages.
+func pageWhole(tb testing.TB, c Counter, text []byte, budget int) []Page {
+	var pages []Page
+	for off := 0; ; {
+		p, err := Fit(Request{Counter: c, MaxTokens: budget, URI: testURI, Version: testVersion,
+			Window: text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pages = append(pages, p)
+		if !p.HasMore {
+			return pages
+		}
+		off += p.End
+	}
+}
+
+// meanFill is the mean of tokens/budget over all pages but the last.
+func meanFill(pages []Page, budget int) float64 {
+	if len(pages) < 2 {
+		return 1
+	}
+	sum := 0
+	for _, p := range pages[:len(pages)-1] {
+		sum += p.Tokens
+	}
+	return float64(sum) / float64(budget*(len(pages)-1))
+}
+
+// BenchmarkCount counts 1 MiB of real text once: the unit the paging
+// benchmarks are compared with.
+func BenchmarkCount(b *testing.B) {
+	for _, kind := range []string{"go", "markdown"} {
+		text := string(corpus(b, kind, 1<<20))
+		c := counter(b, O200kBase)
+		b.Run(kind, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c.Count(text)
+			}
+		})
+	}
+}
+
+// BenchmarkPageWhole pages 1 MiB of real text at 2,000 tokens.
+func BenchmarkPageWhole(b *testing.B) {
+	for _, kind := range []string{"go", "markdown"} {
+		text := corpus(b, kind, 1<<20)
+		c := counter(b, O200kBase)
+		b.Run(kind, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			var pages []Page
+			for b.Loop() {
+				pages = pageWhole(b, c, text, 2000)
+			}
+			b.ReportMetric(float64(len(pages)), "pages")
+			b.ReportMetric(meanFill(pages, 2000)*100, "fill%")
+		})
+	}
+}
+
+// BenchmarkPageRuns pages long runs of one character against as many bytes
+// of prose: the cost must stay within a small factor.
+func BenchmarkPageRuns(b *testing.B) {
+	c := counter(b, O200kBase)
+	prose := corpus(b, "markdown", 200000)
+	for _, tc := range []struct {
+		name string
+		text []byte
+	}{
+		{"a-200000", bytes.Repeat([]byte("a"), 200000)},
+		{"prose-200000", prose},
+		{"spaces-100000", bytes.Repeat([]byte(" "), 100000)},
+		{"prose-100000", prose[:bytes.LastIndexByte(prose[:100000], '\n')+1]},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			var pages []Page
+			for b.Loop() {
+				pages = pageWhole(b, c, tc.text, 2000)
+			}
+			b.ReportMetric(float64(len(pages)), "pages")
+		})
+	}
+}
+
+// BenchmarkSeedLine pages the seed's 120,000-code-point line at 2,000
+// tokens with each counter.
+func BenchmarkSeedLine(b *testing.B) {
+	for _, name := range CounterNames() {
+		c := counter(b, name)
+		b.Run(name, func(b *testing.B) {
+			var pages []Page
+			for b.Loop() {
+				pages = pageWhole(b, c, seedLine(), 2000)
+			}
+			b.ReportMetric(float64(len(pages)), "pages")
+		})
+	}
+}
+
+func TestFill(t *testing.T) {
+	c := counter(t, O200kBase)
+	for _, kind := range []string{"go", "markdown"} {
+		pages := pageWhole(t, c, corpus(t, kind, 256<<10), 2000)
+		fill := meanFill(pages, 2000)
+		t.Logf("%s: %d pages, mean fill %.4f", kind, len(pages), fill)
+		if fill < 0.98 {
+			t.Errorf("%s: mean fill %.4f of non-final pages, want at least 0.98", kind, fill)
+		}
+	}
+}

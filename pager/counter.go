@@ -1,0 +1,106 @@
+package pager
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Counter counts the tokens of a text. Implementations are safe for
+// concurrent use.
+type Counter interface {
+	// Name is the counter's name as given on the command line.
+	Name() string
+	// Count returns the number of tokens in s.
+	Count(s string) int
+	// MaxBytesPerToken bounds how many bytes of text one token can stand
+	// for, so that a window of budget*MaxBytesPerToken bytes always holds
+	// more text than a page of that budget can carry.
+	MaxBytesPerToken() int
+}
+
+// Counter names accepted by NewCounter.
+const (
+	O200kBase  = "o200k_base"
+	Cl100kBase = "cl100k_base"
+	Estimate   = "estimate"
+)
+
+// DefaultCounter is the counter used when none is named.
+const DefaultCounter = O200kBase
+
+// CounterNames lists the names NewCounter accepts.
+func CounterNames() []string { return []string{O200kBase, Cl100kBase, Estimate} }
+
+// NewCounter returns the counter with the given name. Creating a BPE counter
+// loads its vocabulary (tens of milliseconds): create one per process.
+func NewCounter(name string) (Counter, error) {
+	switch name {
+	case O200kBase, Cl100kBase:
+		codec, err := tokenizer.Get(tokenizer.Encoding(name))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %s: %w", name, err)
+		}
+		return bpeCounter{codec: codec}, nil
+	case Estimate:
+		return estimateCounter{}, nil
+	}
+	return nil, fmt.Errorf("%w: %q (want one of %s)", ErrUnknownCounter, name, strings.Join(CounterNames(), ", "))
+}
+
+// bpeMaxTokenBytes is the length of the longest token of o200k_base and of
+// cl100k_base (checked by a test against both vocabularies).
+const bpeMaxTokenBytes = 128
+
+type bpeCounter struct{ codec tokenizer.Codec }
+
+func (c bpeCounter) Name() string { return c.codec.GetName() }
+
+func (c bpeCounter) Count(s string) int {
+	// The codec's default error mode never fails on a string, and the
+	// pager only hands it valid UTF-8.
+	n, _ := c.codec.Count(s)
+	return n
+}
+
+func (c bpeCounter) MaxBytesPerToken() int { return bpeMaxTokenBytes }
+
+// estimateCounter is the seed's upstream estimator, bit for bit: per code
+// point 6 units for CJK and related ranges, 8 for any other code point above
+// U+FFFF, 1 otherwise; tokens = ceil(units / 4).
+type estimateCounter struct{}
+
+func (estimateCounter) Name() string { return Estimate }
+
+func (estimateCounter) Count(s string) int {
+	units := 0
+	for _, r := range s {
+		units += estimateUnits(r)
+	}
+	return (units + 3) / 4
+}
+
+// MaxBytesPerToken: the cheapest code point is a three-byte one at one unit,
+// so four units (one token) stand for at most twelve bytes.
+func (estimateCounter) MaxBytesPerToken() int { return 12 }
+
+func estimateUnits(r rune) int {
+	switch {
+	case r >= 0x3400 && r <= 0x4DBF,
+		r >= 0x4E00 && r <= 0x9FFF,
+		r >= 0xF900 && r <= 0xFAFF,
+		r >= 0x20000 && r <= 0x2EBEF,
+		r >= 0x3040 && r <= 0x30FF,
+		r >= 0x31F0 && r <= 0x31FF,
+		r >= 0xAC00 && r <= 0xD7AF,
+		r >= 0x1100 && r <= 0x11FF,
+		r >= 0x3130 && r <= 0x318F,
+		r >= 0xFF00 && r <= 0xFFEF,
+		r >= 0x3000 && r <= 0x303F:
+		return 6
+	case r > 0xFFFF:
+		return 8
+	}
+	return 1
+}

@@ -1,0 +1,508 @@
+package pager
+
+import (
+	"errors"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrUnknownCounter is returned by NewCounter for a name it does not know.
+var ErrUnknownCounter = errors.New("unknown tokenizer")
+
+// ErrBudgetTooSmall is matched (errors.Is) by a *BudgetError.
+var ErrBudgetTooSmall = errors.New("budget too small")
+
+// ErrInvalidRequest is returned by Fit for a request it cannot page: a
+// window that is not valid UTF-8, a missing cursor function, a window that
+// holds no whole code point before its end.
+var ErrInvalidRequest = errors.New("invalid page request")
+
+// BudgetError says that not even the page's metadata and its first code
+// point fit the budget. Min is the smallest budget that would have given
+// this page.
+type BudgetError struct {
+	Budget int
+	Min    int
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("max_tokens %d is too small for this page: it needs at least %d", e.Budget, e.Min)
+}
+
+// Is makes errors.Is(err, ErrBudgetTooSmall) true for a *BudgetError.
+func (e *BudgetError) Is(target error) bool { return target == ErrBudgetTooSmall }
+
+// Request is what Fit needs to cut one page.
+type Request struct {
+	Counter   Counter
+	MaxTokens int
+	URI       string
+	Version   string
+	// Window is the file's text from the page's offset on. It must hold at
+	// least WindowBytes(Counter, MaxTokens) bytes unless it reaches EOF.
+	Window []byte
+	// EOF says that Window runs to the end of the file.
+	EOF bool
+	// Cursor returns the next_cursor of a page that ends end bytes into
+	// Window. It is called for every candidate cut and must be
+	// deterministic.
+	Cursor func(end int) string
+}
+
+// Page is one serialized page.
+type Page struct {
+	// JSON is the page exactly as it is sent.
+	JSON []byte
+	// Tokens is the counter's count of JSON.
+	Tokens int
+	// End is how many bytes of the window the page's content holds.
+	End int
+	// HasMore is false on the file's last page.
+	HasMore bool
+	// NextCursor is the cursor in the page, empty when HasMore is false.
+	NextCursor string
+}
+
+// WindowBytes is how many bytes of text a page of maxTokens can never
+// exhaust: read that many from the page's offset and Fit has all it needs.
+func WindowBytes(c Counter, maxTokens int) int64 {
+	return int64(maxTokens)*int64(c.MaxBytesPerToken()) + utf8.UTFMax
+}
+
+// Fit cuts the page that starts at the window's first byte: the longest
+// prefix of the window whose whole serialized page counts at most MaxTokens,
+// cut at a code point boundary and never between "\r" and "\n". The page it
+// returns has been counted whole, so the budget is a guarantee. A budget that
+// cannot hold the metadata and the first code point is a *BudgetError.
+func Fit(r Request) (Page, error) {
+	if r.Counter == nil || r.MaxTokens <= 0 {
+		return Page{}, fmt.Errorf("%w: a counter and a positive budget are required", ErrInvalidRequest)
+	}
+	w := r.Window
+	if !r.EOF {
+		w = w[:lastCut(w)]
+		if len(w) == 0 {
+			return Page{}, fmt.Errorf("%w: the window holds no whole code point", ErrInvalidRequest)
+		}
+	}
+	if !utf8.Valid(w) {
+		return Page{}, fmt.Errorf("%w: the window is not valid UTF-8", ErrInvalidRequest)
+	}
+	f := &fitter{req: r, w: w}
+	f.head = string(appendHead(nil, r.URI))
+	f.finalTail = string(appendFinalTail(nil, r.Version))
+	if len(w) == 0 {
+		p := f.build(0)
+		if p.Tokens > r.MaxTokens {
+			return Page{}, &BudgetError{Budget: r.MaxTokens, Min: p.Tokens}
+		}
+		return p, nil
+	}
+	if r.Cursor == nil {
+		return Page{}, fmt.Errorf("%w: no cursor function", ErrInvalidRequest)
+	}
+	f.moreTail = r.Counter.Count(f.tail(0))
+	return f.fit()
+}
+
+// Chunk sizes of the search. The window is counted in chunks sized from
+// the tokens the budget has left, so that the count jumps near the cut; a
+// chunk that crosses the budget is split again until it holds at most
+// fineChunk bytes, and the cut inside it is found by binary search.
+const (
+	fineChunk = 64
+	maxChunk  = 16 << 10
+)
+
+// span is a chunk of the window: w[start:end] counts tokens (with the page
+// head when start is 0), or about that many where a counted chunk was split
+// and only its first pieces were counted again.
+type span struct{ start, end, tokens int }
+
+type fitter struct {
+	req       Request
+	w         []byte
+	head      string
+	finalTail string
+	moreTail  int    // tokens of a has_more tail, an estimate for any cut
+	chunks    []span // counted chunks covering w[:chunks[len-1].end], in order
+}
+
+func (f *fitter) fit() (Page, error) {
+	budget := f.req.MaxTokens
+	end, local := f.search(budget)
+	for attempt := 0; attempt < 4 && end > 0; attempt++ {
+		p := f.build(end)
+		if p.Tokens <= f.req.MaxTokens {
+			if attempt == 0 && local > p.Tokens && p.HasMore {
+				// The pieces overcounted the page: look once more with
+				// the difference given back.
+				if end2, _ := f.search(budget + local - p.Tokens); end2 > end {
+					if p2 := f.build(end2); p2.Tokens <= f.req.MaxTokens {
+						return p2, nil
+					}
+				}
+			}
+			return p, nil
+		}
+		// The pieces undercounted the page by p.Tokens-local: ask
+		// for that much less.
+		budget = min(budget-1, f.req.MaxTokens-(p.Tokens-local))
+		end, local = f.search(budget)
+	}
+	if end > 0 {
+		return f.shrink(end)
+	}
+	first := nextCut(f.w, 0)
+	p := f.build(first)
+	if p.Tokens > f.req.MaxTokens {
+		return Page{}, &BudgetError{Budget: f.req.MaxTokens, Min: p.Tokens}
+	}
+	return p, nil
+}
+
+// shrink is the last resort when the piecewise search kept overshooting:
+// binary search over whole pages below end.
+func (f *fitter) shrink(end int) (Page, error) {
+	first := nextCut(f.w, 0)
+	best := f.build(first)
+	if best.Tokens > f.req.MaxTokens {
+		return Page{}, &BudgetError{Budget: f.req.MaxTokens, Min: best.Tokens}
+	}
+	lo, hi := first, end
+	for lo < hi {
+		mid := cutAtOrBefore(f.w, lo+(hi-lo+1)/2)
+		if mid <= lo {
+			mid = nextCut(f.w, lo)
+		}
+		if p := f.build(mid); p.Tokens <= f.req.MaxTokens {
+			best, lo = p, mid
+		} else {
+			hi = prevCut(f.w, mid)
+		}
+	}
+	return best, nil
+}
+
+// search returns the end of the longest content that fits budget by the
+// piecewise count, and that count. Chunks counted by one search are kept
+// for the next.
+func (f *fitter) search(budget int) (end, local int) {
+	cum := 0
+	for i := 0; ; i++ {
+		if i == len(f.chunks) {
+			start := 0
+			if i > 0 {
+				start = f.chunks[i-1].end
+			}
+			if start == len(f.w) {
+				// Everything fits by the pieces: look at the last
+				// chunk with the real tail.
+				return f.cut(i-1, cum-f.chunks[i-1].tokens, budget)
+			}
+			f.chunks = append(f.chunks, f.count(start, len(f.w), f.target(budget, cum, start)))
+		}
+		ch := f.chunks[i]
+		if cum+ch.tokens+f.moreTail <= budget {
+			cum += ch.tokens
+			continue
+		}
+		if ch.end-ch.start <= fineChunk {
+			return f.cut(i, cum, budget)
+		}
+		// Split the crossing chunk, sizing its pieces from what is left,
+		// each at most half of it so that the split makes progress. Only
+		// the pieces up to the crossing one are counted; the rest keeps
+		// what is left of the chunk's count as an estimate.
+		var pieces []span
+		half := (ch.end - ch.start) / 2
+		p, n := ch.start, 0
+		for p < ch.end {
+			s := f.count(p, ch.end, min(f.target(budget, cum+n, p), half))
+			pieces = append(pieces, s)
+			p, n = s.end, n+s.tokens
+			if cum+n+f.moreTail > budget {
+				break
+			}
+		}
+		if p < ch.end {
+			pieces = append(pieces, span{p, ch.end, max(ch.tokens-n, 0)})
+		}
+		f.chunks = append(f.chunks[:i], append(pieces, f.chunks[i+1:]...)...)
+		i--
+	}
+}
+
+// target sizes the chunk at start, whose preceding text counts cum: a
+// little less than the tokens left are expected to hold, at the rate seen so
+// far in this page.
+func (f *fitter) target(budget, cum, start int) int {
+	left := budget - cum - f.moreTail
+	bytesPerToken := 2.0
+	if cum > 0 && start > 0 {
+		bytesPerToken = float64(start) / float64(cum)
+	}
+	return min(max(int(float64(left)*bytesPerToken*0.9), fineChunk), maxChunk)
+}
+
+// count counts the chunk of about size bytes at start, ending by limit.
+func (f *fitter) count(start, limit, size int) span {
+	end := chunkEnd(f.w[:limit], start, size)
+	return span{start, end, f.req.Counter.Count(f.piece(start, end))}
+}
+
+// cut finds the longest content that fits budget and ends inside chunk i
+// (whose preceding text counts cum): binary search with piece counts, then
+// a check with the real tail of that cut and of the next ones. When nothing
+// inside the chunk fits, the page ends at its start or inside the chunk
+// before it. It returns 0 when not even the first code point fits.
+func (f *fitter) cut(i, cum, budget int) (end, local int) {
+	c := f.req.Counter
+	ch := f.chunks[i]
+	exact := func(p int) int { return cum + c.Count(f.piece(ch.start, p)+f.tail(p)) }
+	if ch.end == len(f.w) && f.req.EOF {
+		if n := exact(ch.end); n <= budget {
+			return ch.end, n
+		}
+	}
+	cuts := []int{ch.start}
+	for p := nextCut(f.w, ch.start); p <= ch.end; p = nextCut(f.w, p) {
+		cuts = append(cuts, p)
+		if p == len(f.w) {
+			break
+		}
+	}
+	// Largest index whose piece count fits, with the tail estimated.
+	k := searchLast(len(cuts), func(k int) bool {
+		return k == 0 || cum+c.Count(f.piece(ch.start, cuts[k]))+f.moreTail <= budget
+	})
+	n := budget + 1
+	if k > 0 {
+		// Confirm with the real tail: down while over, up while the next fits.
+		for n = exact(cuts[k]); n > budget && k > 1; n = exact(cuts[k]) {
+			k--
+		}
+	}
+	if n > budget {
+		if i == 0 {
+			return 0, 0
+		}
+		prev := f.chunks[i-1]
+		cumPrev := cum - prev.tokens
+		if m := cumPrev + c.Count(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
+			return ch.start, m
+		}
+		return f.cut(i-1, cumPrev, budget)
+	}
+	for k+1 < len(cuts) {
+		m := exact(cuts[k+1])
+		if m > budget {
+			break
+		}
+		k, n = k+1, m
+	}
+	return cuts[k], n
+}
+
+// searchLast returns the largest k in [0, n) with ok(k), given ok(0) and
+// ok monotone (true then false).
+func searchLast(n int, ok func(int) bool) int {
+	lo, hi := 0, n-1
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// piece is the text that counts for w[start:end]: its JSON escape, after
+// the page head when it is the page's first piece.
+func (f *fitter) piece(start, end int) string {
+	var b []byte
+	if start == 0 {
+		b = append(b, f.head...)
+	}
+	return string(appendEscaped(b, f.w[start:end]))
+}
+
+// tail is what follows the content of a page that ends at end.
+func (f *fitter) tail(end int) string {
+	if end == len(f.w) && f.req.EOF {
+		return f.finalTail
+	}
+	return string(appendMoreTail(nil, f.req.Version, f.req.Cursor(end)))
+}
+
+// build serializes and counts the page that ends at end.
+func (f *fitter) build(end int) Page {
+	b := make([]byte, 0, len(f.head)+end+end/8+len(f.finalTail)+80)
+	b = append(b, f.head...)
+	b = appendEscaped(b, f.w[:end])
+	p := Page{End: end}
+	if end == len(f.w) && f.req.EOF {
+		b = append(b, f.finalTail...)
+	} else {
+		p.HasMore = true
+		p.NextCursor = f.req.Cursor(end)
+		b = appendMoreTail(b, f.req.Version, p.NextCursor)
+	}
+	p.JSON = b
+	p.Tokens = f.req.Counter.Count(string(b))
+	return p
+}
+
+// validCut reports whether a page may end at p: at a code point boundary,
+// not between "\r" and "\n".
+func validCut(w []byte, p int) bool {
+	if p <= 0 || p >= len(w) {
+		return true
+	}
+	return utf8.RuneStart(w[p]) && !(w[p-1] == '\r' && w[p] == '\n')
+}
+
+// nextCut is the first valid cut after p (at most len(w)).
+func nextCut(w []byte, p int) int {
+	for p++; p < len(w) && !validCut(w, p); p++ {
+	}
+	return min(p, len(w))
+}
+
+// prevCut is the last valid cut before p (at least 0).
+func prevCut(w []byte, p int) int {
+	for p--; p > 0 && !validCut(w, p); p-- {
+	}
+	return max(p, 0)
+}
+
+// cutAtOrBefore is p if it is a valid cut, else the one before it.
+func cutAtOrBefore(w []byte, p int) int {
+	if validCut(w, p) {
+		return p
+	}
+	return prevCut(w, p)
+}
+
+// lastCut is the end of the longest prefix of w that a page may end at when
+// more text follows w: no partial code point, no "\r" whose "\n" may follow.
+func lastCut(w []byte) int {
+	p := len(w)
+	for i := 1; i <= utf8.UTFMax && i <= len(w); i++ {
+		if utf8.RuneStart(w[len(w)-i]) {
+			if !utf8.FullRune(w[len(w)-i:]) {
+				p = len(w) - i
+			}
+			break
+		}
+	}
+	if p > 0 && w[p-1] == '\r' {
+		p--
+	}
+	return p
+}
+
+// chunkEnd picks the end of a chunk of about size bytes from start. It
+// prefers a split point of both BPE pre-tokenizers (see splitsAt), so that
+// counting the chunks one by one gives the count of the whole.
+func chunkEnd(w []byte, start, size int) int {
+	limit := start + size
+	if limit >= len(w) {
+		return len(w)
+	}
+	for p := limit; p > start+size/2; p-- {
+		if splitsAt(w, p) {
+			return p
+		}
+	}
+	if p := cutAtOrBefore(w, limit); p > start {
+		return p
+	}
+	return nextCut(w, start)
+}
+
+// splitsAt reports whether the o200k_base and cl100k_base pre-tokenizers
+// always end a piece at p in the JSON escape of w, whatever comes before and
+// after: before a space that follows a non-space, and before ASCII
+// punctuation or a control character (whose escapes start with a
+// backslash) that follows an ASCII letter or digit. An apostrophe is left
+// out: it can start a contraction that joins the word before it.
+func splitsAt(w []byte, p int) bool {
+	c := w[p]
+	if c == ' ' {
+		r, _ := utf8.DecodeLastRune(w[:p])
+		return !unicode.IsSpace(r)
+	}
+	if c >= 0x80 || c == '\'' || isASCIIAlnum(c) {
+		return false
+	}
+	return isASCIIAlnum(w[p-1])
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// appendHead appends the page's JSON up to the content's opening quote.
+func appendHead(b []byte, uri string) []byte {
+	b = append(b, `{"uri":`...)
+	b = appendString(b, uri)
+	return append(b, `,"content":"`...)
+}
+
+// appendMoreTail appends what follows the content of a page with more to
+// come.
+func appendMoreTail(b []byte, version, cursor string) []byte {
+	b = append(b, `","version":`...)
+	b = appendString(b, version)
+	b = append(b, `,"has_more":true,"next_cursor":`...)
+	b = appendString(b, cursor)
+	return append(b, '}')
+}
+
+// appendFinalTail appends what follows the content of a file's last page.
+func appendFinalTail(b []byte, version string) []byte {
+	b = append(b, `","version":`...)
+	b = appendString(b, version)
+	return append(b, `,"has_more":false,"next_cursor":null}`...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendEscaped(b, []byte(s))
+	return append(b, '"')
+}
+
+// appendEscaped appends s escaped for a JSON string: quote, backslash and
+// control characters escaped, everything else raw UTF-8 (no HTML escaping).
+func appendEscaped(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	last := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[last:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		last = i + 1
+	}
+	return append(b, s[last:]...)
+}

@@ -1,0 +1,217 @@
+package pager
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// pageJSON is a page as a client decodes it.
+type pageJSON struct {
+	URI        string  `json:"uri"`
+	Content    string  `json:"content"`
+	Version    string  `json:"version"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+const testURI = "file:///srv/docs/large.md"
+const testVersion = "af1349b9f5f9a1a6a0404dea36dcc949"
+
+func counter(t testing.TB, name string) Counter {
+	t.Helper()
+	c, err := NewCounter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// fakeCursor stands for a signed cursor: deterministic in the offset, of a
+// real cursor's length and randomness.
+func fakeCursor(offset int) string {
+	h := fmt.Sprintf("%016x", uint64(offset)*0x9e3779b97f4a7c15)
+	return strings.Repeat(h, 4)[:58]
+}
+
+// pageAll pages text from the start and checks every page against the
+// contract: it fits, it is valid JSON with the keys in order, the cursor
+// is right, progress is made, and the pages reconstruct text.
+func pageAll(t testing.TB, c Counter, text []byte, budget int) []Page {
+	t.Helper()
+	var pages []Page
+	var got []byte
+	off := 0
+	for {
+		p, err := Fit(Request{
+			Counter: c, MaxTokens: budget, URI: testURI, Version: testVersion,
+			Window: text[off:], EOF: true,
+			Cursor: func(end int) string { return fakeCursor(off + end) },
+		})
+		if err != nil {
+			t.Fatalf("offset %d: %v", off, err)
+		}
+		checkPage(t, c, p, budget)
+		var pj pageJSON
+		if err := json.Unmarshal(p.JSON, &pj); err != nil {
+			t.Fatalf("offset %d: page is not JSON: %v\n%s", off, err, p.JSON)
+		}
+		if pj.URI != testURI || pj.Version != testVersion || pj.HasMore != p.HasMore {
+			t.Fatalf("offset %d: metadata %+v", off, pj)
+		}
+		if pj.Content != string(text[off:off+p.End]) {
+			t.Fatalf("offset %d: content does not match the window", off)
+		}
+		got = append(got, pj.Content...)
+		pages = append(pages, p)
+		if !p.HasMore {
+			if pj.NextCursor != nil || off+p.End != len(text) {
+				t.Fatalf("last page at %d of %d, cursor %v", off+p.End, len(text), pj.NextCursor)
+			}
+			break
+		}
+		if pj.NextCursor == nil || *pj.NextCursor != fakeCursor(off+p.End) {
+			t.Fatalf("offset %d: next_cursor %v", off, pj.NextCursor)
+		}
+		if p.End <= 0 {
+			t.Fatalf("offset %d: no progress", off)
+		}
+		off += p.End
+	}
+	if !bytes.Equal(got, text) {
+		t.Fatalf("pages do not reconstruct the text")
+	}
+	return pages
+}
+
+func checkPage(t testing.TB, c Counter, p Page, budget int) {
+	t.Helper()
+	if n := c.Count(string(p.JSON)); n != p.Tokens || n > budget {
+		t.Fatalf("page counts %d (reported %d), budget %d", n, p.Tokens, budget)
+	}
+	if !json.Valid(p.JSON) {
+		t.Fatalf("invalid JSON: %s", p.JSON)
+	}
+	keys := []string{`{"uri":`, `,"content":`, `,"version":`, `,"has_more":`, `,"next_cursor":`}
+	last := -1
+	for _, k := range keys {
+		i := bytes.LastIndex(p.JSON, []byte(k))
+		if k == keys[0] {
+			i = bytes.Index(p.JSON, []byte(k))
+		}
+		if i <= last {
+			t.Fatalf("keys out of order in %s", p.JSON)
+		}
+		last = i
+	}
+}
+
+func seedLine() []byte {
+	return []byte(strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000))
+}
+
+func TestEstimateSeedLine(t *testing.T) {
+	line := seedLine()
+	if n := len([]rune(string(line))); n != 120000 {
+		t.Fatalf("seed line has %d code points", n)
+	}
+	if n := counter(t, Estimate).Count(string(line)); n != 55500 {
+		t.Fatalf("estimate of the seed line = %d, the seed says 55,500", n)
+	}
+}
+
+func TestReconstruction(t *testing.T) {
+	cases := map[string]string{
+		"seed line":       string(seedLine()),
+		"empty":           "",
+		"one char":        "x",
+		"crlf":            strings.Repeat("line one\r\nline two\r\n", 300),
+		"lone cr":         strings.Repeat("a\rb\r\r\n\n", 400),
+		"bom":             "\ufeffhello\r\nworld\n" + strings.Repeat("bom ", 500),
+		"controls":        strings.Repeat("\x00\x01\x1f\t\b\f\x7f<>&'\"\\", 300),
+		"line separators": strings.Repeat("a\u2028b\u2029c ", 800),
+		"cjk":             strings.Repeat("日本語のテキストと한국어 텍스트와中文文本", 400),
+		"emoji":           strings.Repeat("🙂👍🏽👨‍👩‍👧‍👦🇫🇷", 500),
+		"a run":           strings.Repeat("a", 50000),
+		"space run":       strings.Repeat(" ", 50000),
+		"newline run":     strings.Repeat("\n", 20000),
+		"prose":           strings.Repeat("The quick brown fox jumps over the lazy dog. ", 800),
+	}
+	for _, name := range CounterNames() {
+		c := counter(t, name)
+		for label, text := range cases {
+			for _, budget := range []int{200, 2000} {
+				t.Run(fmt.Sprintf("%s/%s/%d", name, label, budget), func(t *testing.T) {
+					pageAll(t, c, []byte(text), budget)
+				})
+			}
+		}
+	}
+}
+
+func TestSeedLinePageCounts(t *testing.T) {
+	for _, tc := range []struct {
+		counter string
+		most    int
+	}{{Estimate, 31}, {O200kBase, 23}} {
+		pages := pageAll(t, counter(t, tc.counter), seedLine(), 2000)
+		t.Logf("%s: %d pages", tc.counter, len(pages))
+		if len(pages) > tc.most {
+			t.Errorf("%s: %d pages at 2,000 tokens, want at most %d", tc.counter, len(pages), tc.most)
+		}
+	}
+}
+
+func TestBudgetTooSmall(t *testing.T) {
+	c := counter(t, O200kBase)
+	req := Request{Counter: c, MaxTokens: 10, URI: testURI, Version: testVersion,
+		Window: []byte("hello world"), EOF: true, Cursor: fakeCursor}
+	_, err := Fit(req)
+	var be *BudgetError
+	if !errors.As(err, &be) || !errors.Is(err, ErrBudgetTooSmall) {
+		t.Fatalf("err = %v, want a BudgetError", err)
+	}
+	req.MaxTokens = be.Min
+	p, err := Fit(req)
+	if err != nil {
+		t.Fatalf("at the named minimum %d: %v", be.Min, err)
+	}
+	if p.End == 0 {
+		t.Fatalf("no progress at the minimum budget")
+	}
+	// The empty file needs its metadata only.
+	req.Window, req.MaxTokens = nil, 5
+	if _, err := Fit(req); !errors.Is(err, ErrBudgetTooSmall) {
+		t.Fatalf("empty file at 5 tokens: %v", err)
+	}
+}
+
+func TestNeverSplitsCRLF(t *testing.T) {
+	c := counter(t, Estimate)
+	text := []byte(strings.Repeat("\r\n", 5000))
+	for _, p := range pageAll(t, c, text, 100) {
+		if p.End%2 != 0 {
+			t.Fatalf("page of %d bytes splits a CRLF", p.End)
+		}
+	}
+}
+
+func TestWindowNotAtEOF(t *testing.T) {
+	c := counter(t, O200kBase)
+	text := []byte(strings.Repeat("é", 10) + "\r\n")
+	// A window that stops inside a code point or after a lone "\r" is
+	// trimmed: the page never ends there.
+	for _, cut := range []int{3, len(text) - 1} {
+		p, err := Fit(Request{Counter: c, MaxTokens: 2000, URI: testURI, Version: testVersion,
+			Window: text[:cut], EOF: false, Cursor: fakeCursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !validCut(text, p.End) || !p.HasMore {
+			t.Fatalf("window of %d: page ends at %d (has_more %v)", cut, p.End, p.HasMore)
+		}
+	}
+}
