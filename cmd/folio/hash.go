@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/reader"
+)
+
+func hashCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "hash",
+		Usage:     "print each file's content version, as pages carry it",
+		ArgsUsage: "PATH…",
+		Description: `Prints "VERSION  PATH" per file. VERSION is the first 32 hex digits of the
+file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32.`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return fail(c, false, usageError(c, "hash takes at least one PATH"))
+			}
+			fs, err := fsview.Open([]string{"/"}, fsview.Options{})
+			if err != nil {
+				return fail(c, false, err)
+			}
+			defer fs.Close()
+			code := 0
+			for _, arg := range c.Args().Slice() {
+				f, err := fs.Regular(localName(arg))
+				if err == nil {
+					var v fsview.Version
+					if v, _, err = fs.Hash(c.Context, f); err == nil {
+						fmt.Fprintf(c.App.Writer, "%s  %s\n", v, arg)
+						continue
+					}
+				}
+				e := reader.AsError(err)
+				fmt.Fprintf(c.App.ErrWriter, "folio: %s: %s\n", arg, e.Message)
+				code = exitCode(e.Code)
+			}
+			if code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print folio's version",
+		Action: func(c *cli.Context) error {
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			_, err := fmt.Fprintf(c.App.Writer, "folio %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// localSubject is the subject of every command-line read.
+const localSubject = "local"
+
+func tokenizerFlag() cli.Flag {
+	return &cli.StringFlag{Name: "tokenizer", Value: pager.DefaultCounter, EnvVars: []string{"FOLIO_TOKENIZER"},
+		Usage: "token counter: " + strings.Join(pager.CounterNames(), ", ")}
+}
+
+func maxFileBytesFlag() cli.Flag {
+	return &cli.Int64Flag{Name: "max-file-bytes", Value: fsview.DefaultMaxFileBytes, EnvVars: []string{"FOLIO_MAX_FILE_BYTES"},
+		Usage: "refuse files larger than this (0: no cap)"}
+}
+
+func cursorFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "cursor-key-file", EnvVars: []string{"FOLIO_CURSOR_KEY_FILE"},
+			Usage: "cursor signing keys, one hex key per line, newest last; created when missing (default $XDG_STATE_HOME/folio/cursor.key, else ~/.local/state/folio/cursor.key)"},
+		&cli.DurationFlag{Name: "cursor-ttl", Value: 24 * time.Hour, EnvVars: []string{"FOLIO_CURSOR_TTL"},
+			Usage: "how long a read's cursors stay valid, from its first page"},
+	}
+}
+
+func readCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "read",
+		Usage:     "print one token-budgeted JSON page of a file, or its lines",
+		ArgsUsage: "PATH",
+		Description: `With --max-tokens, prints exactly one page, the same bytes the MCP read tool
+returns, and a newline; pass its next_cursor with --cursor for the next page.
+--all prints every page as JSON Lines from one read of the file. Without
+--max-tokens, prints the file's lines (--offset and --limit count lines from 0).
+
+Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
+5 invalid or expired cursor, 6 version conflict, 7 budget too small, 1 other.`,
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "max-tokens", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "page mode: the token budget of the whole JSON page"},
+			&cli.StringFlag{Name: "cursor", EnvVars: []string{"FOLIO_CURSOR"}, Usage: "page mode: next_cursor of the previous page"},
+			&cli.BoolFlag{Name: "all", Usage: "page mode: print every page, as JSON Lines"},
+			&cli.IntFlag{Name: "offset", Usage: "line mode: first line, counted from 0"},
+			&cli.IntFlag{Name: "limit", Usage: "line mode: how many lines (default: to the end)"},
+			tokenizerFlag(),
+			maxFileBytesFlag(),
+		}, cursorFlags()...),
+		Action: readAction,
+	}
+}
+
+func readAction(c *cli.Context) error {
+	out := c.App.Writer
+	if c.NArg() != 1 {
+		return usageError(c, "read takes one PATH")
+	}
+	args := reader.Args{URI: localName(c.Args().First()), Cursor: c.String("cursor")}
+	if c.IsSet("max-tokens") {
+		n := c.Int("max-tokens")
+		args.MaxTokens = &n
+	}
+	if c.IsSet("offset") {
+		n := c.Int("offset")
+		args.Offset = &n
+	}
+	if c.IsSet("limit") {
+		n := c.Int("limit")
+		args.Limit = &n
+	}
+	paged, err := args.Paged()
+	if err == nil && c.Bool("all") && !paged {
+		err = usageError(c, "--all pages the file: give --max-tokens")
+	}
+	if err != nil {
+		return fail(c, paged || args.MaxTokens != nil || args.Cursor != "", err)
+	}
+	rd, closeFS, err := localReader(c, paged)
+	if err != nil {
+		return fail(c, paged, err)
+	}
+	defer closeFS()
+	if !paged {
+		_, text, err := rd.Lines(c.Context, args.URI, c.Int("offset"), c.Int("limit"))
+		if err != nil {
+			return fail(c, false, err)
+		}
+		_, err = out.Write(text)
+		return err
+	}
+	req := reader.PageRequest{Name: args.URI, Subject: localSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor}
+	if !c.Bool("all") {
+		p, err := rd.Page(c.Context, req)
+		if err != nil {
+			return fail(c, true, err)
+		}
+		_, err = fmt.Fprintf(out, "%s\n", p.JSON)
+		return err
+	}
+	w := bufio.NewWriter(out)
+	err = rd.Pages(c.Context, req, func(p pager.Page) error {
+		w.Write(p.JSON)
+		return w.WriteByte('\n')
+	})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fail(c, true, err)
+	}
+	return nil
+}
+
+// localName makes a command-line path absolute against the working
+// directory; URIs pass as they are.
+func localName(name string) string {
+	if name == "" || name == "-" || strings.HasPrefix(strings.ToLower(name), "file:") || filepath.IsAbs(name) {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}
+
+// localReader opens the whole file system as the command line sees it:
+// one root at /, no deny list, and the cursor key file when pages are
+// asked for.
+func localReader(c *cli.Context, paged bool) (*reader.Reader, func(), error) {
+	counter, err := pager.NewCounter(c.String("tokenizer"))
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
+	if err != nil {
+		return nil, nil, err
+	}
+	ring, err := cursorRing(c, paged)
+	if err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	codec := cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil)
+	return reader.New(fs, codec, counter), func() { fs.Close() }, nil
+}
+
+// cursorRing loads the cursor keys, or makes a throwaway ring when the
+// command will issue no cursor that outlives it.
+func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
+	if !persistent {
+		key := make([]byte, cursor.KeyLen)
+		rand.Read(key)
+		return cursor.NewRing(key)
+	}
+	path := c.String("cursor-key-file")
+	if path == "" {
+		var err error
+		if path, err = cursor.DefaultKeyFile(); err != nil {
+			return nil, err
+		}
+	}
+	return cursor.LoadKeyFile(path)
+}
+
+// fail reports a read error: a line on stderr, the JSON error body on
+// stdout in page mode, and the exit code for its code.
+func fail(c *cli.Context, paged bool, err error) error {
+	e := reader.AsError(err)
+	fmt.Fprintf(c.App.ErrWriter, "folio: %s: %s\n", e.Code, e.Message)
+	if paged {
+		fmt.Fprintf(c.App.Writer, "%s\n", e.JSON())
+	}
+	return exitError{exitCode(e.Code)}
+}
+
+// usageError is an invalid_argument read error.
+func usageError(c *cli.Context, msg string) error {
+	return &reader.Error{Code: reader.CodeInvalidArgument, Message: msg + " (see folio help " + c.Command.Name + ")"}
+}

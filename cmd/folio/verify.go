@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/verify"
+)
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "page every text file under PATHs and check budgets, reconstruction and versions",
+		ArgsUsage: "PATH…",
+		Description: `Pages every text file at every budget, in parallel, and checks that each page
+counts at most its budget (recounted from the page's bytes), that the pages give
+back the file byte for byte, and that the version is the BLAKE3 of the bytes.
+Non-text, denied and too-large files are skipped and counted. Exits 1 on any
+failure.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
+			&cli.BoolFlag{Name: "json", Usage: "write the report as JSON"},
+			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
+			tokenizerFlag(),
+			maxFileBytesFlag(),
+		},
+		Action: verifyAction,
+	}
+}
+
+func verifyAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return fail(c, false, usageError(c, "verify takes at least one PATH"))
+	}
+	budgets, err := parseBudgets(c.String("max-tokens"))
+	if err != nil {
+		return fail(c, false, usageError(c, err.Error()))
+	}
+	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
+	progress := progressBar(c)
+	for _, arg := range c.Args().Slice() {
+		r, err := verifyPath(c, localName(arg), budgets, progress)
+		if err != nil {
+			return fail(c, false, err)
+		}
+		rep.Merge(r)
+	}
+	if progress != nil {
+		fmt.Fprintln(c.App.ErrWriter)
+	}
+	if c.Bool("json") {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(c.App.Writer, "%s\n", b)
+	} else {
+		for _, f := range rep.Failures {
+			fmt.Fprintf(c.App.Writer, "FAIL %s at %d tokens: %s\n", f.URI, f.MaxTokens, f.Message)
+		}
+		fmt.Fprintf(c.App.Writer, "files %d, pages %d, bytes %d, skipped %d, failures %d, largest page %d tokens, mean fill %.1f%%\n",
+			rep.Files, rep.Pages, rep.Bytes, rep.Skipped, len(rep.Failures), rep.LargestPage, 100*rep.MeanFill)
+	}
+	if !rep.OK() {
+		return exitError{exitFailure}
+	}
+	return nil
+}
+
+// verifyPath verifies one argument: a directory is the root its deny globs
+// are relative to and its symlinks may not leave; a file is read as it is.
+func verifyPath(c *cli.Context, path string, budgets []int, progress func(int, int)) (*verify.Report, error) {
+	root, deny := "/", []string(nil)
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		root, deny = path, c.StringSlice("deny")
+	}
+	counter, err := pagerCounter(c)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: deny, MaxFileBytes: c.Int64("max-file-bytes")})
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	rd, err := throwawayReader(fs, counter)
+	if err != nil {
+		return nil, err
+	}
+	return verify.Run(c.Context, fs, rd, []string{path}, verify.Options{Budgets: budgets, Progress: progress})
+}
+
+func parseBudgets(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--max-tokens wants positive whole numbers, comma-separated: %q", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// progressBar draws progress on stderr when stderr is a terminal, and is
+// nil otherwise.
+func progressBar(c *cli.Context) func(done, total int) {
+	f, ok := c.App.ErrWriter.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(done, total int) {
+		const width = 30
+		filled := width * done / max(total, 1)
+		fmt.Fprintf(f, "\r[%s%s] %d/%d files", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, total)
+	}
+}

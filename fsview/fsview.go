@@ -1,0 +1,349 @@
+package fsview
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Errors, matched with errors.Is. A denied file, a path outside every root
+// and a missing file all give ErrNotFound with the same message.
+var (
+	ErrNotFound    = errors.New("no such file")
+	ErrInvalidPath = errors.New("invalid path")
+	ErrIsDir       = errors.New("is a directory")
+	ErrNotRegular  = errors.New("not a regular file")
+	ErrNotText     = errors.New("not a text file")
+	ErrTooLarge    = errors.New("file too large")
+)
+
+// DefaultDeny is the deny list `folio serve` starts with.
+var DefaultDeny = []string{".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*"}
+
+// DefaultMaxFileBytes is the default size cap: 64 MiB.
+const DefaultMaxFileBytes = 64 << 20
+
+// Options is the visibility policy.
+type Options struct {
+	// Deny holds doublestar globs over slash paths relative to a root. A
+	// file that matches one, by the name asked for or by the name its
+	// symlinks lead to, is treated as missing.
+	Deny []string
+	// MaxFileBytes caps the size of a file that may be read; 0 means no cap.
+	MaxFileBytes int64
+}
+
+// FS is a set of roots with one visibility policy. It is safe for
+// concurrent use.
+type FS struct {
+	roots []*root
+	opt   Options
+}
+
+type root struct {
+	path  string // absolute, symlinks resolved: the canonical prefix
+	alias string // absolute as given, when it differs from path
+	dir   *os.Root
+}
+
+// Open opens the given root directories. The first one is where relative
+// paths resolve.
+func Open(roots []string, opt Options) (*FS, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("at least one root is required")
+	}
+	for _, g := range opt.Deny {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("invalid deny glob %q", g)
+		}
+	}
+	v := &FS{opt: opt}
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			v.Close()
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			v.Close()
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		dir, err := os.OpenRoot(real)
+		if err != nil {
+			v.Close()
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		rt := &root{path: real, dir: dir}
+		if abs != real {
+			rt.alias = abs
+		}
+		v.roots = append(v.roots, rt)
+	}
+	return v, nil
+}
+
+// Close releases the roots.
+func (v *FS) Close() error {
+	var errs []error
+	for _, r := range v.roots {
+		errs = append(errs, r.dir.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Roots returns the canonical absolute paths of the roots, first root first.
+func (v *FS) Roots() []string {
+	out := make([]string, len(v.roots))
+	for i, r := range v.roots {
+		out[i] = r.path
+	}
+	return out
+}
+
+// File is a resolved, visible name inside a root.
+type File struct {
+	// URI is the canonical file:// URI of the name asked for.
+	URI string
+	// Path is its absolute path.
+	Path string
+	// Rel is the slash path relative to its root of the name asked for.
+	Rel string
+
+	root     *root
+	resolved string      // Rel with every symlink resolved
+	info     fs.FileInfo // Lstat of resolved at resolution time
+}
+
+// IsDir reports whether the file is a directory.
+func (f File) IsDir() bool { return f.info.IsDir() }
+
+// Size is the file's size at resolution time.
+func (f File) Size() int64 { return f.info.Size() }
+
+// Resolve turns a name (a path relative to the first root, an absolute path,
+// or a file:// URI) into a visible file or directory inside a root.
+func (v *FS) Resolve(name string) (File, error) {
+	abs, err := v.absolute(name)
+	if err != nil {
+		return File{}, err
+	}
+	r, rel, ok := v.rootOf(abs)
+	if !ok {
+		return File{}, notFound(name)
+	}
+	resolved, info, err := r.resolve(rel)
+	if err != nil {
+		return File{}, notFound(name)
+	}
+	if v.denied(rel) || v.denied(resolved) {
+		return File{}, notFound(name)
+	}
+	p := r.path
+	if rel != "." {
+		p = filepath.Join(r.path, filepath.FromSlash(rel))
+	}
+	return File{URI: URI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}, nil
+}
+
+// Regular resolves name and requires a regular file.
+func (v *FS) Regular(name string) (File, error) {
+	f, err := v.Resolve(name)
+	if err != nil {
+		return File{}, err
+	}
+	switch {
+	case f.info.IsDir():
+		return File{}, fmt.Errorf("%w: %s (list it, or read a file inside it)", ErrIsDir, f.URI)
+	case !f.info.Mode().IsRegular():
+		return File{}, fmt.Errorf("%w: %s", ErrNotRegular, f.URI)
+	}
+	return f, nil
+}
+
+func (v *FS) checkSize(uri string, size int64) error {
+	if v.opt.MaxFileBytes > 0 && size > v.opt.MaxFileBytes {
+		return fmt.Errorf("%w: %s is over the %d-byte cap", ErrTooLarge, uri, v.opt.MaxFileBytes)
+	}
+	return nil
+}
+
+func notFound(name string) error {
+	return fmt.Errorf("%w: %q is not a visible file under the served roots", ErrNotFound, name)
+}
+
+// absolute turns a name into a clean absolute path, not yet checked
+// against the roots.
+func (v *FS) absolute(name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%w: empty name", ErrInvalidPath)
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return "", fmt.Errorf("%w: the name holds a NUL byte", ErrInvalidPath)
+	}
+	if len(name) >= 5 && strings.EqualFold(name[:5], "file:") {
+		p, err := parseFileURI(name)
+		if err != nil {
+			return "", err
+		}
+		name = p
+	} else if !filepath.IsAbs(name) {
+		name = filepath.Join(v.roots[0].path, name)
+	}
+	return filepath.Clean(name), nil
+}
+
+// parseFileURI returns the absolute path of a file URI (RFC 8089): file:///p,
+// file:/p or file://localhost/p, percent-encoded.
+func parseFileURI(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidPath, err)
+	}
+	if u.Opaque != "" || u.User != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) ||
+		u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || !strings.HasPrefix(u.Path, "/") {
+		return "", fmt.Errorf("%w: %q is not a local file URI (want file:///absolute/path)", ErrInvalidPath, s)
+	}
+	if strings.IndexByte(u.Path, 0) >= 0 {
+		return "", fmt.Errorf("%w: the name holds a NUL byte", ErrInvalidPath)
+	}
+	return u.Path, nil
+}
+
+// URI is the canonical file:// URI of a clean absolute path: every byte but
+// the unreserved characters and "/" percent-encoded, in upper-case hex.
+func URI(abs string) string {
+	const hex = "0123456789ABCDEF"
+	p := filepath.ToSlash(abs)
+	b := make([]byte, 0, len("file://")+len(p)+16)
+	b = append(b, "file://"...)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '/' || c == '-' || c == '.' || c == '_' || c == '~' ||
+			c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '%', hex[c>>4], hex[c&0xf])
+	}
+	return string(b)
+}
+
+// rootOf finds the root holding abs and the slash path relative to it.
+func (v *FS) rootOf(abs string) (*root, string, bool) {
+	for _, r := range v.roots {
+		for _, prefix := range []string{r.path, r.alias} {
+			if prefix == "" {
+				continue
+			}
+			if rel, ok := within(prefix, abs); ok {
+				return r, rel, true
+			}
+		}
+	}
+	return nil, "", false
+}
+
+// within returns abs relative to dir as a slash path ("." for dir itself).
+func within(dir, abs string) (string, bool) {
+	if abs == dir {
+		return ".", true
+	}
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if !strings.HasPrefix(abs, prefix) {
+		return "", false
+	}
+	return filepath.ToSlash(abs[len(prefix):]), true
+}
+
+func (v *FS) denied(rel string) bool {
+	for _, g := range v.opt.Deny {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSymlinks bounds the symlinks followed in one resolution, as the kernel
+// does.
+const maxSymlinks = 40
+
+// errEscape: a name that would leave the root.
+var errEscape = errors.New("leaves the root")
+
+// resolve follows every symlink of rel inside the root, component by
+// component, and returns the path with none left and its Lstat. A link that
+// leads outside the root, a loop, or a missing component is an error.
+func (r *root) resolve(rel string) (string, fs.FileInfo, error) {
+	var done []string
+	todo := split(rel)
+	hops := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", nil, errEscape
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		p := path.Join(append(done, c)...)
+		info, err := r.dir.Lstat(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > maxSymlinks {
+				return "", nil, errors.New("too many symlinks")
+			}
+			target, err := r.dir.Readlink(p)
+			if err != nil {
+				return "", nil, err
+			}
+			if filepath.IsAbs(target) {
+				rel, ok := within(r.path, filepath.Clean(target))
+				if !ok {
+					return "", nil, errEscape
+				}
+				done, target = nil, rel
+			}
+			todo = append(split(filepath.ToSlash(target)), todo...)
+			continue
+		}
+		if len(todo) > 0 && !info.IsDir() {
+			return "", nil, fs.ErrNotExist
+		}
+		done = append(done, c)
+	}
+	resolved := path.Join(done...)
+	if resolved == "" {
+		resolved = "."
+	}
+	info, err := r.dir.Lstat(resolved)
+	return resolved, info, err
+}
+
+func split(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}

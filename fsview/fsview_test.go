@@ -1,0 +1,296 @@
+package fsview
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/zeebo/blake3"
+)
+
+// tree makes a root with files, and a sibling directory outside it.
+func tree(t testing.TB) (rootDir, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	rootDir = filepath.Join(base, "root")
+	outside = filepath.Join(base, "outside")
+	files := map[string]string{
+		"root/docs/a.md":          "# A\n",
+		"root/docs/with space.md": "spaced\n",
+		"root/.env":               "SECRET=1\n",
+		"root/sub/.env.local":     "SECRET=2\n",
+		"root/.git/config":        "[core]\n",
+		"root/keys/server.pem":    "-----BEGIN-----\n",
+		"outside/secret.txt":      "outside\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"root/out-rel":     "../outside/secret.txt",
+		"root/out-abs":     filepath.Join(outside, "secret.txt"),
+		"root/out-dir":     "../outside",
+		"root/in-rel":      "docs/a.md",
+		"root/in-abs":      filepath.Join(rootDir, "docs/a.md"),
+		"root/to-env":      ".env",
+		"root/loop-a":      "loop-b",
+		"root/loop-b":      "loop-a",
+		"root/docs/up":     "..",
+		"root/docs/upfile": "../docs/a.md",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(rootDir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rootDir, outside
+}
+
+func open(t testing.TB, opt Options, roots ...string) *FS {
+	t.Helper()
+	v, err := Open(roots, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+func TestSpellingsGiveOneURI(t *testing.T) {
+	rootDir, _ := tree(t)
+	v := open(t, Options{Deny: DefaultDeny}, rootDir)
+	want := URI(filepath.Join(rootDir, "docs/with space.md"))
+	if !strings.HasSuffix(want, "/docs/with%20space.md") {
+		t.Fatalf("canonical URI %s", want)
+	}
+	for _, name := range []string{
+		"docs/with space.md",
+		"./docs/../docs/with space.md",
+		filepath.Join(rootDir, "docs/with space.md"),
+		want,
+		"file://localhost" + strings.TrimPrefix(want, "file://"),
+		"file:" + strings.TrimPrefix(want, "file://"),
+		strings.Replace(want, "%20", "%20", 1),
+		strings.Replace(want, "docs", "%64ocs", 1),
+		"FILE://" + strings.TrimPrefix(want, "file://"),
+	} {
+		f, err := v.Regular(name)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if f.URI != want || f.Rel != "docs/with space.md" {
+			t.Fatalf("%q gave %s (%s)", name, f.URI, f.Rel)
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	rootDir, outside := tree(t)
+	v := open(t, Options{Deny: DefaultDeny, MaxFileBytes: 1 << 20}, rootDir)
+	for _, tc := range []struct {
+		name string
+		want error
+	}{
+		{"../outside/secret.txt", ErrNotFound},
+		{"docs/../../outside/secret.txt", ErrNotFound},
+		{filepath.Join(outside, "secret.txt"), ErrNotFound},
+		{URI(filepath.Join(outside, "secret.txt")), ErrNotFound},
+		{"file:///etc/passwd", ErrNotFound},
+		{"/etc/passwd", ErrNotFound},
+		{"out-rel", ErrNotFound},
+		{"out-abs", ErrNotFound},
+		{"out-dir/secret.txt", ErrNotFound},
+		{"docs/up/../outside/secret.txt", ErrNotFound},
+		{"loop-a", ErrNotFound},
+		{"missing.md", ErrNotFound},
+		{"docs/a.md/x", ErrNotFound},
+		{".env", ErrNotFound},
+		{"sub/.env.local", ErrNotFound},
+		{".git/config", ErrNotFound},
+		{"keys/server.pem", ErrNotFound},
+		{"to-env", ErrNotFound},
+		{"docs/a.md\x00.txt", ErrInvalidPath},
+		{"", ErrInvalidPath},
+		{"file://otherhost/etc/passwd", ErrInvalidPath},
+		{"file:relative", ErrInvalidPath},
+		{URI(filepath.Join(rootDir, "docs/a.md")) + "?q", ErrInvalidPath},
+		{"docs", ErrIsDir},
+		{".", ErrIsDir},
+		{"fifo", ErrNotRegular},
+	} {
+		_, err := v.Regular(tc.name)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%q: err = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// A denied file and a missing one say the same thing.
+	_, denied := v.Regular(".env")
+	_, missing := v.Regular(".envx")
+	if strings.Replace(denied.Error(), ".env", "X", 1) != strings.Replace(missing.Error(), ".envx", "X", 1) {
+		t.Errorf("denied %q and missing %q differ", denied, missing)
+	}
+	// Symlinks inside the root are followed.
+	for _, name := range []string{"in-rel", "in-abs", "docs/upfile"} {
+		if _, err := v.Regular(name); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	content := []byte(strings.Repeat("héllo wörld 中文🙂\r\n", 20000)) // spans several reads
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, content, 0o644)
+	v := open(t, Options{}, dir)
+	f, err := v.Regular("f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := blake3.Sum256(content)
+	for _, tc := range []struct{ off, win int64 }{{0, 10}, {0, -1}, {100, 1000}, {int64(len(content)) - 5, 100}, {int64(len(content)), 10}, {readBuf - 3, 7}} {
+		s, err := v.Snapshot(context.Background(), f, tc.off, tc.win)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := int64(len(content))
+		if tc.win >= 0 {
+			end = min(tc.off+tc.win, end)
+		}
+		if !bytes.Equal(s.Window, content[tc.off:end]) || s.Size != int64(len(content)) || s.EOF() != (end == s.Size) {
+			t.Fatalf("offset %d window %d: got %d bytes", tc.off, tc.win, len(s.Window))
+		}
+		if s.Version != sum || s.Version.String() != hex.EncodeToString(sum[:16]) {
+			t.Fatalf("version %s", s.Version)
+		}
+	}
+	if _, err := v.Snapshot(context.Background(), f, int64(len(content))+1, 1); !errors.Is(err, ErrOffset) {
+		t.Fatalf("offset past EOF: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := v.Snapshot(ctx, f, 0, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestNotText(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("a"), readBuf-1)
+	for name, content := range map[string][]byte{
+		"nul.txt":       []byte("abc\x00def"),
+		"latin1.txt":    []byte("caf\xe9\n"),
+		"truncated.txt": []byte("emoji \xf0\x9f\x99"),
+		"split.txt":     append(append(bytes.Clone(big), 0xe4, 0xb8), 'x'),
+		"surrogate.txt": []byte("\xed\xa0\x80"),
+	} {
+		os.WriteFile(filepath.Join(dir, name), content, 0o644)
+		v := open(t, Options{}, dir)
+		f, err := v.Regular(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Snapshot(context.Background(), f, 0, -1); !errors.Is(err, ErrNotText) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, _, err := v.Hash(context.Background(), f); err != nil {
+			t.Errorf("%s: hash: %v", name, err)
+		}
+	}
+	// A code point split across two reads is text.
+	ok := append(bytes.Clone(big), "中"...)
+	os.WriteFile(filepath.Join(dir, "ok.txt"), ok, 0o644)
+	v := open(t, Options{}, dir)
+	f, _ := v.Regular("ok.txt")
+	if _, err := v.Snapshot(context.Background(), f, 0, -1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSizeCap(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("x"), 2048), 0o644)
+	v := open(t, Options{MaxFileBytes: 1024}, dir)
+	f, err := v.Regular("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Snapshot(context.Background(), f, 0, 10); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the cap: %v", err)
+	}
+}
+
+func TestReplacedAfterResolve(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("one"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET"), 0o644)
+	v := open(t, Options{Deny: DefaultDeny}, dir)
+	f, err := v.Regular("f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swap the file for a symlink to a denied one: the read refuses it.
+	os.Remove(p)
+	os.Symlink(".env", p)
+	if _, err := v.Snapshot(context.Background(), f, 0, -1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("swapped for a symlink: %v", err)
+	}
+}
+
+func TestMultipleRoots(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(a, "x.md"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(b, "y.md"), []byte("b"), 0o644)
+	v := open(t, Options{}, a, b)
+	if _, err := v.Regular("x.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Regular("y.md"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("relative names resolve against the first root only: %v", err)
+	}
+	if _, err := v.Regular(filepath.Join(b, "y.md")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzResolve: whatever the name, a resolved file lies inside the root.
+func FuzzResolve(f *testing.F) {
+	rootDir, _ := tree(f)
+	v := open(f, Options{}, rootDir)
+	for _, s := range []string{"docs/a.md", "../outside/secret.txt", "out-rel", "in-abs", "file:///etc/passwd",
+		"docs/up/up/up", "%2e%2e/x", "file:///%2e%2e/etc", "a/./b/../../..", "/", "file://localhost/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		file, err := v.Resolve(name)
+		if err != nil {
+			return
+		}
+		if _, ok := within(v.roots[0].path, file.Path); !ok {
+			t.Fatalf("%q resolved to %s, outside the root", name, file.Path)
+		}
+		if file.resolved != "." && (strings.HasPrefix(file.resolved, "../") || file.resolved == ".." || filepath.IsAbs(file.resolved)) {
+			t.Fatalf("%q resolved to %q", name, file.resolved)
+		}
+		real := filepath.Join(rootDir, filepath.FromSlash(file.resolved))
+		if _, ok := within(rootDir, real); !ok {
+			t.Fatalf("%q leads to %s", name, real)
+		}
+	})
+}

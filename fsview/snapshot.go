@@ -1,0 +1,192 @@
+package fsview
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/zeebo/blake3"
+)
+
+// Version is the BLAKE3 hash of a file's exact bytes.
+type Version [32]byte
+
+// VersionLen is how many bytes of the hash the version string shows: 128
+// bits, the first 32 hex digits of b3sum's output.
+const VersionLen = 16
+
+// String is the version as pages carry it: the first 32 hex digits of the
+// BLAKE3 hash, a prefix of what b3sum prints.
+func (v Version) String() string { return hex.EncodeToString(v[:VersionLen]) }
+
+// Short is the part of the version that the string shows.
+func (v Version) Short() [VersionLen]byte { return [VersionLen]byte(v[:VersionLen]) }
+
+// Snapshot is one consistent read of a text file: its size and version over
+// all its bytes, and a window of those same bytes.
+type Snapshot struct {
+	File
+	Size    int64
+	Version Version
+	// Offset is where Window starts.
+	Offset int64
+	// Window holds the bytes [Offset, Offset+len(Window)).
+	Window []byte
+}
+
+// EOF reports whether the window runs to the end of the file.
+func (s *Snapshot) EOF() bool { return s.Offset+int64(len(s.Window)) == s.Size }
+
+// ErrOffset is returned by Snapshot for an offset past the end of the file.
+var ErrOffset = errors.New("offset past the end of the file")
+
+// readBuf is the size of one read; the memory of a snapshot is this plus its
+// window.
+const readBuf = 128 << 10
+
+// Snapshot reads the text file f once: it hashes all of it, checks that it
+// is text (valid UTF-8, no NUL byte) and keeps the bytes [offset,
+// offset+window) (window < 0: to the end). Memory is bounded by the window,
+// not by the file.
+func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
+	s := &Snapshot{File: f, Offset: offset}
+	err := v.read(ctx, f, true, func(size int64) error {
+		if err := v.checkSize(f.URI, size); err != nil {
+			return err
+		}
+		if offset < 0 || offset > size {
+			return fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, size)
+		}
+		if window < 0 || window > size-offset {
+			window = size - offset
+		}
+		s.Window = make([]byte, 0, window)
+		return nil
+	}, func(pos int64, b []byte) {
+		// Keep the part of b that falls inside the window.
+		lo, hi := max(offset-pos, 0), min(offset+int64(cap(s.Window))-pos, int64(len(b)))
+		if lo < hi {
+			s.Window = append(s.Window, b[lo:hi]...)
+		}
+	}, &s.Size, &s.Version)
+	if err != nil {
+		return nil, err
+	}
+	if v.opt.MaxFileBytes > 0 && s.Size > v.opt.MaxFileBytes {
+		return nil, fmt.Errorf("%w: %s grew over the %d-byte cap while it was read", ErrTooLarge, f.URI, v.opt.MaxFileBytes)
+	}
+	if offset > s.Size {
+		return nil, fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, s.Size)
+	}
+	return s, nil
+}
+
+// Hash returns the version and size of any regular file, text or not.
+func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
+	var ver Version
+	var size int64
+	err := v.read(ctx, f, false, nil, nil, &size, &ver)
+	return ver, size, err
+}
+
+// read opens f without following a final symlink and without blocking,
+// checks that it is still the regular file that was resolved, and streams
+// all its bytes through BLAKE3 (and, when text is set, the text check). opened
+// runs once the size is known; each is called with every chunk read and its
+// position.
+func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64) error,
+	each func(pos int64, b []byte), size *int64, ver *Version) error {
+	if f.root == nil {
+		return fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
+	}
+	file, err := f.root.dir.OpenFile(f.resolved, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return notFound(f.URI)
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.IsDir():
+		return fmt.Errorf("%w: %s (list it, or read a file inside it)", ErrIsDir, f.URI)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%w: %s", ErrNotRegular, f.URI)
+	case !os.SameFile(info, f.info):
+		// Replaced since it was resolved: resolve again.
+		return notFound(f.URI)
+	}
+	if opened != nil {
+		if err := opened(info.Size()); err != nil {
+			return err
+		}
+	}
+	h := blake3.New()
+	buf := make([]byte, readBuf+utf8.UTFMax)
+	carry := 0 // bytes of an unfinished code point kept at buf[:carry]
+	var pos int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := file.Read(buf[carry : carry+readBuf])
+		if n > 0 {
+			fresh := buf[carry : carry+n]
+			h.Write(fresh)
+			if each != nil {
+				each(pos, fresh)
+			}
+			pos += int64(n)
+			if text {
+				data := buf[:carry+n]
+				done := len(data) - incompleteTail(data)
+				if !isText(data[:done]) {
+					return fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, f.URI)
+				}
+				carry = copy(buf, data[done:])
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", f.URI, err)
+		}
+	}
+	if text && carry > 0 {
+		return fmt.Errorf("%w: %s ends inside a UTF-8 sequence", ErrNotText, f.URI)
+	}
+	*size = pos
+	h.Sum(ver[:0])
+	return nil
+}
+
+// incompleteTail is how many bytes at the end of b start a code point that
+// b does not finish.
+func incompleteTail(b []byte) int {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
+}
+
+// isText reports whether b is valid UTF-8 without a NUL byte.
+func isText(b []byte) bool {
+	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
+}

@@ -1,0 +1,256 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+)
+
+// MaxTokensLimit is the largest max_tokens a read accepts.
+const MaxTokensLimit = 1 << 24
+
+// Reader reads files as pages and as lines. It is safe for concurrent use.
+type Reader struct {
+	fs      *fsview.FS
+	cursors *cursor.Codec
+	counter pager.Counter
+}
+
+// New returns a reader over fs that signs cursors with cursors and counts
+// tokens with counter.
+func New(fs *fsview.FS, cursors *cursor.Codec, counter pager.Counter) *Reader {
+	return &Reader{fs: fs, cursors: cursors, counter: counter}
+}
+
+// Counter is the reader's token counter.
+func (r *Reader) Counter() pager.Counter { return r.counter }
+
+// Args are the arguments of one read, as a caller gives them. Pointers
+// tell an absent argument from a zero one.
+type Args struct {
+	URI       string
+	URIs      []string
+	Offset    *int
+	Limit     *int
+	MaxTokens *int
+	Cursor    string
+}
+
+// Paged checks the mix of arguments and reports whether they ask for page
+// mode (max_tokens or cursor) rather than line mode.
+func (a Args) Paged() (bool, error) {
+	paged := a.MaxTokens != nil || a.Cursor != ""
+	switch {
+	case paged && (a.Offset != nil || a.Limit != nil):
+		return false, newError(CodeInvalidArgument, nil, "max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
+	case paged && len(a.URIs) > 0:
+		return false, newError(CodeInvalidArgument, nil, "max_tokens and cursor read one file: pass uri, not uris")
+	case a.URI != "" && len(a.URIs) > 0:
+		return false, newError(CodeInvalidArgument, nil, "pass uri or uris, not both")
+	case a.URI == "" && len(a.URIs) == 0:
+		return false, newError(CodeInvalidArgument, nil, "uri is required")
+	case a.Cursor != "" && a.MaxTokens == nil:
+		return false, newError(CodeInvalidArgument, nil, "a cursor continues a paged read: pass max_tokens with it")
+	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
+		return false, newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+	case a.Offset != nil && *a.Offset < 0:
+		return false, newError(CodeInvalidArgument, nil, "offset must be 0 or more (lines from the start)")
+	}
+	return paged, nil
+}
+
+// PageRequest asks for one page.
+type PageRequest struct {
+	// Name is a path or file:// URI.
+	Name string
+	// Subject is the caller's identity; cursors are bound to it.
+	Subject   string
+	MaxTokens int
+	// Cursor is the next_cursor of the previous page, empty for the first.
+	Cursor string
+}
+
+// Page reads one page: from one snapshot of the file, the version and the
+// page; a cursor is verified against the canonical URI and the subject, and
+// a changed file is a version_conflict.
+func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) {
+	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
+		return pager.Page{}, newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+	}
+	f, st, err := r.start(req)
+	if err != nil {
+		return pager.Page{}, err
+	}
+	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", pager.WindowBytes(r.counter, req.MaxTokens))
+	if err != nil {
+		return pager.Page{}, err
+	}
+	return r.fit(snap, st, req, snap.Window, snap.EOF())
+}
+
+// Pages writes every page from the cursor's offset (or the start) to the
+// end of the file, all from one snapshot.
+func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Page) error) error {
+	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
+		return newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+	}
+	f, st, err := r.start(req)
+	if err != nil {
+		return err
+	}
+	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", -1)
+	if err != nil {
+		return err
+	}
+	for off := 0; ; {
+		if err := ctx.Err(); err != nil {
+			return AsError(err)
+		}
+		at := st
+		at.Offset += int64(off)
+		p, err := r.fit(snap, at, req, snap.Window[off:], true)
+		if err != nil {
+			return err
+		}
+		if err := yield(p); err != nil {
+			return err
+		}
+		if !p.HasMore {
+			return nil
+		}
+		off += p.End
+	}
+}
+
+// start resolves the name and reads the cursor, or starts a new chain.
+func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, error) {
+	f, err := r.fs.Regular(req.Name)
+	if err != nil {
+		return fsview.File{}, cursor.State{}, AsError(err)
+	}
+	if req.Cursor == "" {
+		return f, cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}, nil
+	}
+	st, err := r.cursors.Decode(req.Cursor, f.URI, req.Subject)
+	if err != nil {
+		return fsview.File{}, cursor.State{}, AsError(err)
+	}
+	return f, st, nil
+}
+
+// snapshot reads the file at the cursor's offset and refuses a version
+// other than the cursor's.
+func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, continued bool, window int64) (*fsview.Snapshot, error) {
+	snap, err := r.fs.Snapshot(ctx, f, st.Offset, window)
+	if continued && errors.Is(err, fsview.ErrOffset) {
+		// The file shrank below the cursor: it changed.
+		return nil, conflict(f.URI, "")
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if continued && snap.Version.Short() != st.Version {
+		return nil, conflict(f.URI, snap.Version.String())
+	}
+	return snap, nil
+}
+
+func conflict(uri, now string) *Error {
+	if now != "" {
+		now = " (now version " + now + ")"
+	}
+	return newError(CodeVersionConflict, nil, "%s changed since the cursor was issued%s; restart the read without a cursor", uri, now)
+}
+
+// fit cuts the page of window, which starts at st.Offset.
+func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, window []byte, eof bool) (pager.Page, error) {
+	short := snap.Version.Short()
+	var cursorErr error
+	p, err := pager.Fit(pager.Request{
+		Counter:   r.counter,
+		MaxTokens: req.MaxTokens,
+		URI:       snap.URI,
+		Version:   snap.Version.String(),
+		Window:    window,
+		EOF:       eof,
+		Cursor: func(end int) string {
+			// The chain keeps its issue time, so a repeated cursor gives
+			// the same page, byte for byte.
+			c, err := r.cursors.Encode(cursor.State{Offset: st.Offset + int64(end), Version: short, Issued: st.Issued}, snap.URI, req.Subject)
+			if err != nil {
+				cursorErr = err
+			}
+			return c
+		},
+	})
+	if cursorErr != nil {
+		return pager.Page{}, AsError(cursorErr)
+	}
+	if err != nil {
+		return pager.Page{}, AsError(err)
+	}
+	return p, nil
+}
+
+// Lines reads a file in line mode: lines [offset, offset+limit) with their
+// own line endings, counted from 0; limit <= 0 reads to the end. Lines end
+// after "\n".
+func (r *Reader) Lines(ctx context.Context, name string, offset, limit int) (uri string, text []byte, err error) {
+	if offset < 0 {
+		return "", nil, newError(CodeInvalidArgument, nil, "offset must be 0 or more (lines from the start)")
+	}
+	f, err := r.fs.Regular(name)
+	if err != nil {
+		return "", nil, AsError(err)
+	}
+	snap, err := r.fs.Snapshot(ctx, f, 0, -1)
+	if err != nil {
+		return "", nil, AsError(err)
+	}
+	return snap.URI, lineRange(snap.Window, offset, limit), nil
+}
+
+// lineRange returns lines [offset, offset+limit) of b (limit <= 0: all
+// from offset).
+func lineRange(b []byte, offset, limit int) []byte {
+	start := 0
+	for i := 0; i < offset; i++ {
+		j := bytes.IndexByte(b[start:], '\n')
+		if j < 0 {
+			return nil
+		}
+		start += j + 1
+	}
+	if limit <= 0 {
+		return b[start:]
+	}
+	end := start
+	for i := 0; i < limit && end < len(b); i++ {
+		j := bytes.IndexByte(b[end:], '\n')
+		if j < 0 {
+			return b[start:]
+		}
+		end += j + 1
+	}
+	return b[start:end]
+}
+
+// Hash returns the version string of any regular file, as its pages carry
+// it.
+func (r *Reader) Hash(ctx context.Context, name string) (uri, version string, err error) {
+	f, err := r.fs.Regular(name)
+	if err != nil {
+		return "", "", AsError(err)
+	}
+	v, _, err := r.fs.Hash(ctx, f)
+	if err != nil {
+		return "", "", AsError(err)
+	}
+	return f.URI, v.String(), nil
+}
+

@@ -1,0 +1,247 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// Options say what to verify and how.
+type Options struct {
+	// Budgets are the max_tokens to page every file at.
+	Budgets []int
+	// Workers is how many files are paged at once (GOMAXPROCS when 0).
+	Workers int
+	// Progress, when set, is called after each file with the files done
+	// and the files found.
+	Progress func(done, total int)
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Files   int   `json:"files"`
+	Pages   int   `json:"pages"`
+	Bytes   int64 `json:"bytes"`
+	Skipped int   `json:"skipped"`
+	// SkippedBy counts the skipped files by error code (not_text,
+	// not_found for denied names, too_large).
+	SkippedBy map[string]int `json:"skipped_by"`
+	Failures  []Failure      `json:"failures"`
+	// LargestPage is the most tokens any page counted.
+	LargestPage int `json:"largest_page_tokens"`
+	// MeanFill is the mean of tokens/budget over the pages that are not a
+	// file's last.
+	MeanFill float64 `json:"mean_fill"`
+	fillSum  float64
+	fillN    int
+}
+
+// Failure is one broken promise.
+type Failure struct {
+	URI       string `json:"uri"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+	Message   string `json:"message"`
+}
+
+// Merge adds another run's report to r.
+func (r *Report) Merge(o *Report) {
+	r.Files += o.Files
+	r.Pages += o.Pages
+	r.Bytes += o.Bytes
+	r.Skipped += o.Skipped
+	for k, n := range o.SkippedBy {
+		r.SkippedBy[k] += n
+	}
+	r.Failures = append(r.Failures, o.Failures...)
+	r.LargestPage = max(r.LargestPage, o.LargestPage)
+	r.fillSum += o.fillSum
+	r.fillN += o.fillN
+	if r.fillN > 0 {
+		r.MeanFill = r.fillSum / float64(r.fillN)
+	}
+}
+
+// OK reports whether nothing failed.
+func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// Run verifies every file under paths (files or directories, as fs.Walk
+// takes them) with rd, which must read through fs.
+func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, opt Options) (*Report, error) {
+	if len(opt.Budgets) == 0 {
+		return nil, errors.New("verify needs at least one budget")
+	}
+	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
+	var files []fsview.File
+	for _, p := range paths {
+		err := fs.Walk(ctx, p, func(f fsview.File, err error) error {
+			if err != nil {
+				rep.skip(reader.AsError(err).Code)
+				return nil
+			}
+			files = append(files, f)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, reader.AsError(err))
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	done := 0
+	jobs := make(chan fsview.File)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range jobs {
+				res := checkFile(ctx, rd, f, opt.Budgets)
+				mu.Lock()
+				rep.add(res)
+				done++
+				if opt.Progress != nil {
+					opt.Progress(done, len(files))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- f
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if rep.fillN > 0 {
+		rep.MeanFill = rep.fillSum / float64(rep.fillN)
+	}
+	return rep, nil
+}
+
+func (r *Report) skip(code string) {
+	r.Skipped++
+	r.SkippedBy[code]++
+}
+
+// fileResult is what checking one file found.
+type fileResult struct {
+	skipCode string
+	bytes    int64
+	pages    int
+	largest  int
+	fillSum  float64
+	fillN    int
+	failures []Failure
+}
+
+func (r *Report) add(res fileResult) {
+	if res.skipCode != "" {
+		r.skip(res.skipCode)
+		return
+	}
+	r.Files++
+	r.Bytes += res.bytes
+	r.Pages += res.pages
+	r.LargestPage = max(r.LargestPage, res.largest)
+	r.fillSum += res.fillSum
+	r.fillN += res.fillN
+	r.Failures = append(r.Failures, res.failures...)
+}
+
+// page is a page as a client decodes it.
+type page struct {
+	URI        string  `json:"uri"`
+	Content    string  `json:"content"`
+	Version    string  `json:"version"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// checkFile pages f at every budget and checks each page against bytes read
+// independently of the pager.
+func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []int) fileResult {
+	var res fileResult
+	fail := func(budget int, format string, args ...any) {
+		res.failures = append(res.failures, Failure{URI: f.URI, MaxTokens: budget, Message: fmt.Sprintf(format, args...)})
+	}
+	counter := rd.Counter()
+	var want []byte
+	var wantVersion string
+	for i, budget := range budgets {
+		var pages []pager.Page
+		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: "local", MaxTokens: budget}, func(p pager.Page) error {
+			pages = append(pages, p)
+			return nil
+		})
+		if e := reader.AsError(err); e != nil {
+			if i == 0 && (e.Code == reader.CodeNotText || e.Code == reader.CodeTooLarge || e.Code == reader.CodeNotFound) {
+				return fileResult{skipCode: e.Code}
+			}
+			fail(budget, "%s: %s", e.Code, e.Message)
+			continue
+		}
+		if want == nil {
+			// The file as the pager did not read it: the reference.
+			if want, err = os.ReadFile(f.Path); err != nil {
+				fail(budget, "reading it again: %v", err)
+				return res
+			}
+			sum := blake3.Sum256(want)
+			wantVersion = hex.EncodeToString(sum[:fsview.VersionLen])
+			res.bytes = int64(len(want))
+		}
+		var got bytes.Buffer
+		for i, p := range pages {
+			n := counter.Count(string(p.JSON))
+			res.largest = max(res.largest, n)
+			if n > budget {
+				fail(budget, "page %d counts %d tokens, over the budget", i+1, n)
+			}
+			var pj page
+			if err := json.Unmarshal(p.JSON, &pj); err != nil {
+				fail(budget, "page %d is not JSON: %v", i+1, err)
+				continue
+			}
+			if pj.Version != wantVersion {
+				fail(budget, "page %d has version %s, the file's BLAKE3 is %s", i+1, pj.Version, wantVersion)
+			}
+			if pj.URI != f.URI {
+				fail(budget, "page %d has uri %s", i+1, pj.URI)
+			}
+			last := i == len(pages)-1
+			if pj.HasMore == last || (pj.NextCursor == nil) != last {
+				fail(budget, "page %d: has_more %v, next_cursor %v", i+1, pj.HasMore, pj.NextCursor)
+			}
+			if !last {
+				res.fillSum += float64(n) / float64(budget)
+				res.fillN++
+			}
+			got.WriteString(pj.Content)
+		}
+		res.pages += len(pages)
+		if !bytes.Equal(got.Bytes(), want) {
+			fail(budget, "the pages give back %d bytes that differ from the file's %d", got.Len(), len(want))
+		}
+	}
+	return res
+}
