@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// folioBin is the binary under test, built once.
+var folioBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "folio-bin")
+	if err != nil {
+		panic(err)
+	}
+	folioBin = filepath.Join(dir, "folio")
+	if out, err := exec.Command("go", "build", "-o", folioBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// folio runs the binary with a private state directory.
+func folio(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, folioBin, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("folio %v did not finish", args)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+var stateDirs = map[string]string{}
+
+func stateDir(t *testing.T) string {
+	if d, ok := stateDirs[t.Name()]; ok {
+		return d
+	}
+	d := t.TempDir()
+	stateDirs[t.Name()] = d
+	return d
+}
+
+type page struct {
+	URI        string  `json:"uri"`
+	Content    string  `json:"content"`
+	Version    string  `json:"version"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func decodePage(t *testing.T, s string) page {
+	t.Helper()
+	if !strings.HasSuffix(s, "}\n") || strings.Count(s, "\n") != 1 {
+		t.Fatalf("want one JSON line, got %q", s)
+	}
+	var p page
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return p
+}
+
+func TestReadPagesReconstruct(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"seed.txt":     strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000),
+		"mixed.md":     "\ufeff# Title\r\n\r\nline\rlone CR\n\x01\x1f control \u2028 sep\t\"q\" \\ back\n" + strings.Repeat("emoji 🙂👍🏽 CJK 中文 ", 300),
+		"empty.txt":    "",
+		"crlf-end.txt": strings.Repeat("x\r\n", 700),
+	}
+	for name, text := range files {
+		path := write(t, dir, name, text)
+		for _, tok := range []string{pager.Estimate, pager.O200kBase} {
+			var got strings.Builder
+			args := []string{"read", "--tokenizer", tok, "--max-tokens", "700", path}
+			pages := 0
+			for {
+				r := folio(t, "", args...)
+				if r.code != 0 {
+					t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
+				}
+				if r.stderr != "" {
+					t.Fatalf("stderr on success: %q", r.stderr)
+				}
+				c, err := pager.NewCounter(tok)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := c.Count(strings.TrimSuffix(r.stdout, "\n")); n > 700 {
+					t.Fatalf("%s: page of %d tokens", name, n)
+				}
+				p := decodePage(t, r.stdout)
+				got.WriteString(p.Content)
+				pages++
+				if !p.HasMore {
+					break
+				}
+				args = []string{"read", "--tokenizer", tok, "--max-tokens", "700", "--cursor", *p.NextCursor, path}
+			}
+			if got.String() != text {
+				t.Fatalf("%s with %s: %d pages do not reconstruct the file", name, tok, pages)
+			}
+		}
+	}
+}
+
+func TestReadAllMatchesCursors(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "f.md", strings.Repeat("Some *Markdown* text, with `code` and more.\n", 400))
+	all := folio(t, "", "read", "--all", "--max-tokens", "400", path)
+	if all.code != 0 {
+		t.Fatalf("exit %d: %s", all.code, all.stderr)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(all.stdout, "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%d pages", len(lines))
+	}
+	args := []string{"read", "--max-tokens", "400", path}
+	for i, line := range lines {
+		r := folio(t, "", args...)
+		if strings.TrimSuffix(r.stdout, "\n") != strings.TrimSuffix(line, "\n") {
+			t.Fatalf("page %d differs:\n%s\n%s", i+1, r.stdout, line)
+		}
+		p := decodePage(t, r.stdout)
+		if p.NextCursor != nil {
+			args = []string{"read", "--max-tokens", "400", "--cursor", *p.NextCursor, path}
+		}
+	}
+	// A repeated cursor gives the same page.
+	first := decodePage(t, lines[0])
+	a := folio(t, "", "read", "--max-tokens", "400", "--cursor", *first.NextCursor, path)
+	b := folio(t, "", "read", "--max-tokens", "400", "--cursor", *first.NextCursor, path)
+	if a.stdout != b.stdout || a.code != 0 {
+		t.Fatalf("repeated cursor: %q vs %q", a.stdout, b.stdout)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
+	bin := write(t, dir, "bin.dat", "a\x00b")
+	big := write(t, dir, "big.txt", strings.Repeat("x", 5000))
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := decodePage(t, folio(t, "", "read", "--max-tokens", "200", path).stdout)
+	cur := *first.NextCursor
+	other := write(t, dir, "g.txt", strings.Repeat("abc ", 2000))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		ecode string // the JSON error code on stdout, in page mode
+	}{
+		{"missing", []string{"read", "--max-tokens", "100", filepath.Join(dir, "nope")}, 3, "not_found"},
+		{"missing, line mode", []string{"read", filepath.Join(dir, "nope")}, 3, ""},
+		{"binary", []string{"read", "--max-tokens", "100", bin}, 4, "not_text"},
+		{"fifo", []string{"read", "--max-tokens", "100", fifo}, 4, "not_text"},
+		{"directory", []string{"read", "--max-tokens", "100", dir}, 2, "invalid_argument"},
+		{"too large", []string{"read", "--max-file-bytes", "1000", "--max-tokens", "100", big}, 4, "too_large"},
+		{"budget", []string{"read", "--max-tokens", "10", path}, 7, "budget_too_small"},
+		{"zero budget", []string{"read", "--max-tokens", "0", path}, 2, "invalid_argument"},
+		{"cursor of another file", []string{"read", "--max-tokens", "200", "--cursor", cur, other}, 5, "invalid_cursor"},
+		{"changed cursor", []string{"read", "--max-tokens", "200", "--cursor", cur[:20] + flip(cur[20]) + cur[21:], path}, 5, "invalid_cursor"},
+		{"cursor without budget", []string{"read", "--cursor", cur, path}, 2, "invalid_argument"},
+		{"page mode with offset", []string{"read", "--max-tokens", "200", "--offset", "1", path}, 2, "invalid_argument"},
+		{"cursor with limit", []string{"read", "--max-tokens", "200", "--cursor", cur, "--limit", "1", path}, 2, "invalid_argument"},
+		{"all without budget", []string{"read", "--all", path}, 2, ""},
+		{"unknown tokenizer", []string{"read", "--tokenizer", "gpt9", "--max-tokens", "100", path}, 2, "invalid_argument"},
+		{"no path", []string{"read", "--max-tokens", "100"}, 2, ""},
+		{"unknown flag", []string{"read", "--bogus", path}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := folio(t, "", tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
+			}
+			if r.stderr == "" {
+				t.Fatal("no message on stderr")
+			}
+			if tc.ecode == "" {
+				return
+			}
+			if strings.Count(strings.TrimSuffix(r.stderr, "\n"), "\n") != 0 {
+				t.Fatalf("stderr is not one line: %q", r.stderr)
+			}
+			var body errorBody
+			if err := json.Unmarshal([]byte(r.stdout), &body); err != nil || body.Error.Code != tc.ecode || body.Error.Message == "" {
+				t.Fatalf("stdout %q, want error %s", r.stdout, tc.ecode)
+			}
+		})
+	}
+	// A file rewritten with the same size and mtime between two pages.
+	info, _ := os.Stat(path)
+	write(t, dir, "f.txt", strings.Repeat("abd ", 2000))
+	os.Chtimes(path, info.ModTime(), info.ModTime())
+	r := folio(t, "", "read", "--max-tokens", "200", "--cursor", cur, path)
+	if r.code != 6 || !strings.Contains(r.stdout, `"version_conflict"`) || strings.Contains(r.stdout, "abd") {
+		t.Fatalf("changed file: exit %d, %s", r.code, r.stdout)
+	}
+}
+
+func flip(c byte) string {
+	if c == 'A' {
+		return "B"
+	}
+	return "A"
+}
+
+func TestReadLines(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "f.txt", "A-first\r\nA-middle\nA-last\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "A-first\r\nA-middle\nA-last\n"},
+		{[]string{"--offset", "0", "--limit", "1"}, "A-first\r\n"},
+		{[]string{"--offset", "1", "--limit", "-1"}, "A-middle\nA-last\n"},
+		{[]string{"--offset", "2"}, "A-last\n"},
+	} {
+		r := folio(t, "", append(append([]string{"read"}, tc.args...), path)...)
+		if r.code != 0 || r.stdout != tc.want {
+			t.Errorf("%v: exit %d, %q", tc.args, r.code, r.stdout)
+		}
+	}
+}
+
+func TestCursorKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
+	keyFile := filepath.Join(t.TempDir(), "keys", "cursor.key")
+	r := folio(t, "", "read", "--cursor-key-file", keyFile, "--max-tokens", "200", path)
+	info, err := os.Stat(keyFile)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", err, info)
+	}
+	cur := *decodePage(t, r.stdout).NextCursor
+	// Another process with the same key file honours the cursor; the
+	// environment variable names the file too.
+	cmd := exec.Command(folioBin, "read", "--max-tokens", "200", "--cursor", cur, path)
+	cmd.Env = append(os.Environ(), "FOLIO_CURSOR_KEY_FILE="+keyFile, "XDG_STATE_HOME="+t.TempDir())
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"content"`) {
+		t.Fatalf("same key file: %v %s", err, out)
+	}
+	// Another key does not.
+	if r := folio(t, "", "read", "--max-tokens", "200", "--cursor", cur, path); r.code != 5 {
+		t.Fatalf("another key: exit %d", r.code)
+	}
+	// The default key file is under XDG_STATE_HOME.
+	if _, err := os.Stat(filepath.Join(stateDir(t), "folio", "cursor.key")); err != nil {
+		t.Fatal(err)
+	}
+	// An expired cursor.
+	if r := folio(t, "", "read", "--cursor-key-file", keyFile, "--cursor-ttl", "1ns", "--max-tokens", "200", "--cursor", cur, path); r.code != 5 || !strings.Contains(r.stdout, "cursor_expired") {
+		t.Fatalf("expired: exit %d %s", r.code, r.stdout)
+	}
+}
+
+func TestHash(t *testing.T) {
+	dir := t.TempDir()
+	empty := write(t, dir, "empty", "")
+	bin := write(t, dir, "bin", "\x00\xff")
+	r := folio(t, "", "hash", empty, bin)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	// BLAKE3 of the empty input, from the BLAKE3 test vectors.
+	if lines[0] != "af1349b9f5f9a1a6a0404dea36dcc949  "+empty {
+		t.Fatalf("hash of the empty file: %q", lines[0])
+	}
+	if b3sum, err := exec.LookPath("b3sum"); err == nil {
+		out, err := exec.Command(b3sum, bin).Output()
+		if err != nil || !strings.HasPrefix(string(out), strings.Fields(lines[1])[0]) {
+			t.Fatalf("b3sum says %q, folio %q", out, lines[1])
+		}
+	}
+	// The page carries the same version.
+	p := decodePage(t, folio(t, "", "read", "--max-tokens", "100", empty).stdout)
+	if p.Version != "af1349b9f5f9a1a6a0404dea36dcc949" || p.Content != "" || p.HasMore {
+		t.Fatalf("empty file page %+v", p)
+	}
+	if r := folio(t, "", "hash", filepath.Join(dir, "nope")); r.code != 3 {
+		t.Fatalf("missing: exit %d", r.code)
+	}
+}
+
+func TestCount(t *testing.T) {
+	dir := t.TempDir()
+	a := write(t, dir, "a.txt", "hello world")
+	b := write(t, dir, "b.txt", strings.Repeat("中文", 10))
+	r := folio(t, "", "count", "--tokenizer", "estimate", a, b)
+	want := "3\t" + a + "\n30\t" + b + "\n33\ttotal\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d, %q, want %q", r.code, r.stdout, want)
+	}
+	r = folio(t, "hello world", "count", "-")
+	if r.code != 0 || r.stdout != "2\t-\n" {
+		t.Fatalf("stdin: exit %d, %q", r.code, r.stdout)
+	}
+	if r := folio(t, "\xff", "count", "-"); r.code != 4 {
+		t.Fatalf("binary stdin: exit %d", r.code)
+	}
+}
+
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "docs/a.md", strings.Repeat("# Doc\n\nText with words.\r\n", 300))
+	write(t, dir, "docs/b.txt", strings.Repeat("中文🙂 \"quoted\" \\ path ", 500))
+	write(t, dir, "docs/empty.txt", "")
+	write(t, dir, "bin.dat", "\x00\x01")
+	write(t, dir, ".env", "SECRET=1")
+	os.Symlink("/etc/passwd", filepath.Join(dir, "escape"))
+	r := folio(t, "", "verify", "--max-tokens", "300,1000", "--deny", "**/.env", "--json", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	var rep struct {
+		Files, Pages, Skipped int
+		SkippedBy             map[string]int `json:"skipped_by"`
+		Failures              []any
+		Largest               int     `json:"largest_page_tokens"`
+		Fill                  float64 `json:"mean_fill"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files != 3 || rep.Skipped != 3 || rep.SkippedBy["not_text"] != 1 || rep.SkippedBy["not_found"] != 2 ||
+		len(rep.Failures) != 0 || rep.Largest > 1000 || rep.Fill < 0.9 || rep.Pages < 10 {
+		t.Fatalf("report %+v", rep)
+	}
+	if r.stderr != "" {
+		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+	// A budget that cannot hold a page is a failure.
+	if r := folio(t, "", "verify", "--max-tokens", "20", dir); r.code != 1 || !strings.Contains(r.stdout, "FAIL") {
+		t.Fatalf("tiny budget: exit %d %s", r.code, r.stdout)
+	}
+	if r := folio(t, "", "verify", "--max-tokens", "x", dir); r.code != 2 {
+		t.Fatalf("bad budget list: exit %d", r.code)
+	}
+}
+
+// The seed's acceptance check on real data: the Go distribution's
+// src/encoding at three budgets.
+func TestVerifyGoEncoding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pages a few MB three times")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src", "encoding")
+	r := folio(t, "", "verify", "--max-tokens", "500,2000,8000", src)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stdout)
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Scan()
+	if !strings.Contains(sc.Text(), "failures 0") || strings.HasPrefix(sc.Text(), "files 0") {
+		t.Fatalf("summary %q", sc.Text())
+	}
+	t.Log(sc.Text())
+}
+
+func TestVersion(t *testing.T) {
+	r := folio(t, "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "folio ") {
+		t.Fatalf("exit %d %q", r.code, r.stdout)
+	}
+}

@@ -1,0 +1,105 @@
+package pager
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzReconstruction pages arbitrary valid UTF-8 at arbitrary budgets:
+// every page fits, every page makes progress, and the pages give back the
+// text.
+func FuzzReconstruction(f *testing.F) {
+	f.Add([]byte("hello\r\nworld"), uint16(120), uint8(0))
+	f.Add([]byte(strings.Repeat("中文🙂 \"quoted\" \\ path ", 40)), uint16(90), uint8(1))
+	f.Add([]byte("\ufeff\x01\x1f\u2028\r\r\n\n"), uint16(75), uint8(2))
+	f.Add([]byte(strings.Repeat(" ", 3000)), uint16(100), uint8(0))
+	counters := map[uint8]Counter{}
+	for i, name := range CounterNames() {
+		counters[uint8(i)] = counter(f, name)
+	}
+	f.Fuzz(func(t *testing.T, text []byte, budget uint16, which uint8) {
+		if !utf8.Valid(text) {
+			text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+		}
+		c := counters[which%uint8(len(counters))]
+		b := int(budget%4000) + 1
+		var got []byte
+		for off := 0; ; {
+			p, err := Fit(Request{Counter: c, MaxTokens: b, URI: testURI, Version: testVersion,
+				Window: text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
+			if err != nil {
+				if _, ok := err.(*BudgetError); ok {
+					return // a budget below the metadata: a valid answer
+				}
+				t.Fatal(err)
+			}
+			if n := c.Count(string(p.JSON)); n > b || n != p.Tokens {
+				t.Fatalf("page counts %d (reported %d), budget %d", n, p.Tokens, b)
+			}
+			var pj pageJSON
+			if err := json.Unmarshal(p.JSON, &pj); err != nil {
+				t.Fatalf("page is not JSON: %v", err)
+			}
+			if p.HasMore && p.End == 0 {
+				t.Fatal("a page with more to come made no progress")
+			}
+			got = append(got, pj.Content...)
+			if !p.HasMore {
+				break
+			}
+			off += p.End
+		}
+		if !bytes.Equal(got, text) {
+			t.Fatalf("pages give back %q, want %q", got, text)
+		}
+	})
+}
+
+// The chunk boundaries the search prefers are split points of the BPE
+// pre-tokenizers: counting the two sides apart gives the count of the whole.
+func TestSplitPointsAreExact(t *testing.T) {
+	texts := [][]byte{
+		corpus(t, "go", 60000),
+		corpus(t, "markdown", 60000),
+		[]byte(strings.Repeat("x:=a(b) \"q\"\t\\n it's 123,456 don't\r\n", 300)),
+	}
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		c := counter(t, name)
+		for _, text := range texts {
+			for p := 1; p < len(text); p++ {
+				if !splitsAt(text, p) {
+					continue
+				}
+				lo, hi := max(p-48, 0), min(p+48, len(text))
+				for !utf8.RuneStart(text[lo]) {
+					lo++
+				}
+				a := string(appendEscaped(nil, text[lo:p]))
+				b := string(appendEscaped(nil, text[p:hi]))
+				if c.Count(a)+c.Count(b) != c.Count(a+b) {
+					t.Fatalf("%s: %q | %q is not a split point", name, a, b)
+				}
+			}
+		}
+	}
+}
+
+// The window bound holds: no token of the BPE vocabularies is longer than
+// MaxBytesPerToken.
+func TestMaxBytesPerToken(t *testing.T) {
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		c := counter(t, name).(bpeCounter)
+		longest := 0
+		for id := uint(0); id < 210000; id++ {
+			if s, err := c.codec.Decode([]uint{id}); err == nil {
+				longest = max(longest, len(s))
+			}
+		}
+		if longest != c.MaxBytesPerToken() {
+			t.Errorf("%s: longest token %d bytes, MaxBytesPerToken %d", name, longest, c.MaxBytesPerToken())
+		}
+	}
+}

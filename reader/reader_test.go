@@ -1,0 +1,333 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+)
+
+type page struct {
+	URI        string  `json:"uri"`
+	Content    string  `json:"content"`
+	Version    string  `json:"version"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+type fixture struct {
+	dir   string
+	rd    *Reader
+	clock *time.Time
+}
+
+func newFixture(t *testing.T, counter string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny, MaxFileBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	c, err := pager.NewCounter(counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := cursor.NewRing(bytes.Repeat([]byte{7}, cursor.KeyLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	fx := &fixture{dir: dir, clock: &now}
+	fx.rd = New(fs, cursor.NewCodec(ring, time.Hour, func() time.Time { return *fx.clock }), c)
+	return fx
+}
+
+func (fx *fixture) write(t *testing.T, name, content string) {
+	t.Helper()
+	p := filepath.Join(fx.dir, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (fx *fixture) page(t *testing.T, req PageRequest) (page, error) {
+	t.Helper()
+	p, err := fx.rd.Page(context.Background(), req)
+	if err != nil {
+		return page{}, err
+	}
+	var pj page
+	if err := json.Unmarshal(p.JSON, &pj); err != nil {
+		t.Fatalf("page is not JSON: %v", err)
+	}
+	if n := fx.rd.Counter().Count(string(p.JSON)); n > req.MaxTokens {
+		t.Fatalf("page counts %d tokens, budget %d", n, req.MaxTokens)
+	}
+	return pj, nil
+}
+
+func code(err error) string {
+	if e := AsError(err); e != nil {
+		return e.Code
+	}
+	return ""
+}
+
+// readAll pages name through cursors to EOF and returns the text.
+func (fx *fixture) readAll(t *testing.T, name, subject string, budget int) (string, int) {
+	t.Helper()
+	var sb strings.Builder
+	req := PageRequest{Name: name, Subject: subject, MaxTokens: budget}
+	for n := 1; ; n++ {
+		pj, err := fx.page(t, req)
+		if err != nil {
+			t.Fatalf("page %d: %v", n, err)
+		}
+		sb.WriteString(pj.Content)
+		if !pj.HasMore {
+			if pj.NextCursor != nil {
+				t.Fatal("last page has a cursor")
+			}
+			return sb.String(), n
+		}
+		req.Cursor = *pj.NextCursor
+	}
+}
+
+func TestContinuationToEOF(t *testing.T) {
+	for _, counter := range pager.CounterNames() {
+		fx := newFixture(t, counter)
+		texts := map[string]string{
+			"seed.txt":  strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000),
+			"crlf.md":   strings.Repeat("| a | b |\r\n", 2000),
+			"bom.txt":   "\ufeff" + strings.Repeat("x\u2028y\x01\r", 1000),
+			"empty.txt": "",
+		}
+		for name, text := range texts {
+			fx.write(t, name, text)
+			got, pages := fx.readAll(t, name, "alice", 2000)
+			if got != text {
+				t.Fatalf("%s/%s: pages do not reconstruct the file", counter, name)
+			}
+			if name == "empty.txt" && pages != 1 {
+				t.Fatalf("empty file took %d pages", pages)
+			}
+		}
+	}
+}
+
+func TestRepeatedCursorGivesSamePage(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	fx.write(t, "f.md", strings.Repeat("some words here. ", 3000))
+	first, err := fx.page(t, PageRequest{Name: "f.md", Subject: "alice", MaxTokens: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := PageRequest{Name: "f.md", Subject: "alice", MaxTokens: 500, Cursor: *first.NextCursor}
+	a, err := fx.rd.Page(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*fx.clock = fx.clock.Add(10 * time.Minute)
+	b, err := fx.rd.Page(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.JSON, b.JSON) {
+		t.Fatalf("a repeated cursor gave another page:\n%s\n%s", a.JSON, b.JSON)
+	}
+}
+
+func TestChangedFileIsVersionConflict(t *testing.T) {
+	fx := newFixture(t, pager.Estimate)
+	fx.write(t, "f.txt", "A-first\nA-middle\nA-last\n"+strings.Repeat("a", 2000))
+	p := filepath.Join(fx.dir, "f.txt")
+	info, _ := os.Stat(p)
+	first, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100})
+	if err != nil || !first.HasMore {
+		t.Fatalf("first page: %v %+v", err, first)
+	}
+	// Same size, same mtime, other bytes.
+	fx.write(t, "f.txt", "B-first\nB-middle\nB-last\n"+strings.Repeat("b", 2000))
+	os.Chtimes(p, info.ModTime(), info.ModTime())
+	if info2, _ := os.Stat(p); info2.Size() != info.Size() || !info2.ModTime().Equal(info.ModTime()) {
+		t.Fatal("could not keep size and mtime")
+	}
+	_, err = fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor})
+	if code(err) != CodeVersionConflict {
+		t.Fatalf("err = %v, want version_conflict", err)
+	}
+	if strings.Contains(err.Error(), "B-") {
+		t.Fatal("the error leaks text of the new version")
+	}
+	// Shrunk below the cursor's offset: a conflict too.
+	fx.write(t, "f.txt", "short")
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != CodeVersionConflict {
+		t.Fatalf("shrunk file: %v", err)
+	}
+	// Deleted: not_found.
+	os.Remove(p)
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != CodeNotFound {
+		t.Fatalf("deleted file: %v", err)
+	}
+}
+
+func TestCursorBinding(t *testing.T) {
+	fx := newFixture(t, pager.Estimate)
+	fx.write(t, "a.txt", strings.Repeat("a", 5000))
+	fx.write(t, "b.txt", strings.Repeat("a", 5000))
+	first, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := *first.NextCursor
+	changed := []byte(cur)
+	changed[10] ^= 1
+	for _, tc := range []struct {
+		name string
+		req  PageRequest
+		want string
+	}{
+		{"another uri", PageRequest{Name: "b.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}, CodeInvalidCursor},
+		{"another subject", PageRequest{Name: "a.txt", Subject: "bob", MaxTokens: 200, Cursor: cur}, CodeInvalidCursor},
+		{"changed", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: string(changed)}, CodeInvalidCursor},
+		{"garbage", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: "not a cursor"}, CodeInvalidCursor},
+		{"same file, other spelling", PageRequest{Name: filepath.Join(fx.dir, "a.txt"), Subject: "alice", MaxTokens: 200, Cursor: cur}, ""},
+		{"same file, URI", PageRequest{Name: first.URI, Subject: "alice", MaxTokens: 200, Cursor: cur}, ""},
+		{"other budget", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 300, Cursor: cur}, ""},
+	} {
+		if _, err := fx.page(t, tc.req); code(err) != tc.want {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	*fx.clock = fx.clock.Add(2 * time.Hour)
+	if _, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}); code(err) != CodeCursorExpired {
+		t.Fatalf("expired: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	fx.write(t, "f.txt", "hello")
+	fx.write(t, "bin.dat", "a\x00b")
+	fx.write(t, ".env", "SECRET=1")
+	fx.write(t, "big.txt", strings.Repeat("x", 2<<20))
+	fx.write(t, "dir/x.txt", "x")
+	for _, tc := range []struct {
+		req  PageRequest
+		want string
+	}{
+		{PageRequest{Name: "f.txt", MaxTokens: 5}, CodeBudgetTooSmall},
+		{PageRequest{Name: "f.txt", MaxTokens: 0}, CodeInvalidArgument},
+		{PageRequest{Name: "f.txt", MaxTokens: MaxTokensLimit + 1}, CodeInvalidArgument},
+		{PageRequest{Name: "missing.txt", MaxTokens: 100}, CodeNotFound},
+		{PageRequest{Name: ".env", MaxTokens: 100}, CodeNotFound},
+		{PageRequest{Name: "../x", MaxTokens: 100}, CodeNotFound},
+		{PageRequest{Name: "bin.dat", MaxTokens: 100}, CodeNotText},
+		{PageRequest{Name: "big.txt", MaxTokens: 100}, CodeTooLarge},
+		{PageRequest{Name: "dir", MaxTokens: 100}, CodeInvalidArgument},
+	} {
+		_, err := fx.page(t, tc.req)
+		if code(err) != tc.want {
+			t.Errorf("%+v: err = %v, want %s", tc.req, err, tc.want)
+		}
+		if e := AsError(err); e != nil && !json.Valid(e.JSON()) {
+			t.Errorf("error body %s", e.JSON())
+		}
+	}
+	_, err := fx.page(t, PageRequest{Name: "f.txt", MaxTokens: 5})
+	var be *pager.BudgetError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "at least") {
+		t.Fatalf("budget error %v", err)
+	}
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", MaxTokens: be.Min}); err != nil {
+		t.Fatalf("at the named minimum: %v", err)
+	}
+}
+
+func TestArgs(t *testing.T) {
+	n := func(v int) *int { return &v }
+	for _, tc := range []struct {
+		args  Args
+		paged bool
+		want  string
+	}{
+		{Args{URI: "f"}, false, ""},
+		{Args{URI: "f", Offset: n(1), Limit: n(-1)}, false, ""},
+		{Args{URIs: []string{"a", "b"}}, false, ""},
+		{Args{URI: "f", MaxTokens: n(100)}, true, ""},
+		{Args{URI: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
+		{Args{URI: "f", Cursor: "c"}, false, CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Offset: n(0)}, false, CodeInvalidArgument},
+		{Args{URI: "f", Cursor: "c", Limit: n(3)}, false, CodeInvalidArgument},
+		{Args{URIs: []string{"a"}, MaxTokens: n(100)}, false, CodeInvalidArgument},
+		{Args{URI: "f", URIs: []string{"a"}}, false, CodeInvalidArgument},
+		{Args{}, false, CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(0)}, false, CodeInvalidArgument},
+		{Args{URI: "f", Offset: n(-1)}, false, CodeInvalidArgument},
+	} {
+		paged, err := tc.args.Paged()
+		if code(err) != tc.want || (err == nil && paged != tc.paged) {
+			t.Errorf("%+v: paged %v, err %v", tc.args, paged, err)
+		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	fx.write(t, "f.txt", "A-first\r\nA-middle\nA-last")
+	for _, tc := range []struct {
+		offset, limit int
+		want          string
+	}{
+		{0, 0, "A-first\r\nA-middle\nA-last"},
+		{0, 1, "A-first\r\n"},
+		{1, -1, "A-middle\nA-last"},
+		{1, 1, "A-middle\n"},
+		{2, 5, "A-last"},
+		{3, 1, ""},
+		{9, 0, ""},
+	} {
+		_, text, err := fx.rd.Lines(context.Background(), "f.txt", tc.offset, tc.limit)
+		if err != nil || string(text) != tc.want {
+			t.Errorf("offset %d limit %d: %q, %v", tc.offset, tc.limit, text, err)
+		}
+	}
+}
+
+func TestPagesMatchesPage(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	text := strings.Repeat("line of text, with words\n", 800)
+	fx.write(t, "f.txt", text)
+	var all [][]byte
+	err := fx.rd.Pages(context.Background(), PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 300}, func(p pager.Page) error {
+		all = append(all, p.JSON)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Paging one call at a time gives the same bytes.
+	req := PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 300}
+	for i, want := range all {
+		p, err := fx.rd.Page(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p.JSON, want) {
+			t.Fatalf("page %d differs:\n%s\n%s", i+1, p.JSON, want)
+		}
+		req.Cursor = p.NextCursor
+	}
+}
