@@ -187,6 +187,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 	counter := rd.Counter()
 	var want []byte
 	var wantVersion string
+	loaded := false
 	for i, budget := range budgets {
 		var pages []pager.Page
 		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: "local", MaxTokens: budget}, func(p pager.Page) error {
@@ -200,8 +201,9 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 			fail(budget, "%s: %s", e.Code, e.Message)
 			continue
 		}
-		if want == nil {
+		if !loaded {
 			// The file as the pager did not read it: the reference.
+			loaded = true
 			if want, err = os.ReadFile(f.Path); err != nil {
 				fail(budget, "reading it again: %v", err)
 				return res
@@ -210,38 +212,50 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 			wantVersion = hex.EncodeToString(sum[:fsview.VersionLen])
 			res.bytes = int64(len(want))
 		}
-		var got bytes.Buffer
-		for i, p := range pages {
-			n := counter.Count(string(p.JSON))
-			res.largest = max(res.largest, n)
-			if n > budget {
-				fail(budget, "page %d counts %d tokens, over the budget", i+1, n)
-			}
-			var pj page
-			if err := json.Unmarshal(p.JSON, &pj); err != nil {
-				fail(budget, "page %d is not JSON: %v", i+1, err)
-				continue
-			}
-			if pj.Version != wantVersion {
-				fail(budget, "page %d has version %s, the file's BLAKE3 is %s", i+1, pj.Version, wantVersion)
-			}
-			if pj.URI != f.URI {
-				fail(budget, "page %d has uri %s", i+1, pj.URI)
-			}
-			last := i == len(pages)-1
-			if pj.HasMore == last || (pj.NextCursor == nil) != last {
-				fail(budget, "page %d: has_more %v, next_cursor %v", i+1, pj.HasMore, pj.NextCursor)
-			}
-			if !last {
-				res.fillSum += float64(n) / float64(budget)
-				res.fillN++
-			}
-			got.WriteString(pj.Content)
-		}
-		res.pages += len(pages)
-		if !bytes.Equal(got.Bytes(), want) {
-			fail(budget, "the pages give back %d bytes that differ from the file's %d", got.Len(), len(want))
+		for _, msg := range checkPages(counter, budget, f.URI, want, wantVersion, pages, &res) {
+			fail(budget, "%s", msg)
 		}
 	}
 	return res
+}
+
+// checkPages checks the pages of one file at one budget against the bytes
+// and version it should give back, adds their figures to res and returns
+// what failed.
+func checkPages(counter pager.Counter, budget int, uri string, want []byte, wantVersion string, pages []pager.Page, res *fileResult) []string {
+	var failures []string
+	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
+	var got bytes.Buffer
+	for i, p := range pages {
+		n := counter.Count(string(p.JSON))
+		res.largest = max(res.largest, n)
+		if n > budget {
+			fail("page %d counts %d tokens, over the budget", i+1, n)
+		}
+		var pj page
+		if err := json.Unmarshal(p.JSON, &pj); err != nil {
+			fail("page %d is not JSON: %v", i+1, err)
+			continue
+		}
+		if pj.Version != wantVersion {
+			fail("page %d has version %s, the file's BLAKE3 is %s", i+1, pj.Version, wantVersion)
+		}
+		if pj.URI != uri {
+			fail("page %d has uri %s", i+1, pj.URI)
+		}
+		last := i == len(pages)-1
+		if pj.HasMore == last || (pj.NextCursor == nil) != last {
+			fail("page %d: has_more %v, next_cursor %v", i+1, pj.HasMore, pj.NextCursor)
+		}
+		if !last {
+			res.fillSum += float64(n) / float64(budget)
+			res.fillN++
+		}
+		got.WriteString(pj.Content)
+	}
+	res.pages += len(pages)
+	if !bytes.Equal(got.Bytes(), want) {
+		fail("the pages give back %d bytes that differ from the file's %d", got.Len(), len(want))
+	}
+	return failures
 }
