@@ -1,0 +1,23 @@
+# The same commands as README.md; nothing requires just.
+
+# Read README.md as token-budgeted pages.
+run:
+    go run ./cmd/folio read --max-tokens 2000 README.md
+
+# The test command.
+test:
+    go test ./...
+
+# What CI runs.
+ci:
+    bash .ci/run
+
+# Benchmarks of the pager, for benchstat.
+bench:
+    go test ./pager -run '^$' -bench . -count 6
+
+# Fuzz each target for a minute.
+fuzz:
+    go test ./pager -run '^$' -fuzz FuzzReconstruction -fuzztime 60s
+    go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
+    go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
