@@ -39,8 +39,8 @@ type Request struct {
 	MaxTokens int
 	URI       string
 	Version   string
-	// Window is the file's text from the page's offset on. It must hold at
-	// least WindowBytes(Counter, MaxTokens) bytes unless it reaches EOF.
+	// Window is the file's text from the page's offset on: all of it, or
+	// at least WindowBytes(Counter, MaxTokens) bytes of it.
 	Window []byte
 	// EOF says that Window runs to the end of the file.
 	EOF bool
@@ -80,6 +80,10 @@ func Fit(r Request) (Page, error) {
 		return Page{}, fmt.Errorf("%w: a counter and a positive budget are required", ErrInvalidRequest)
 	}
 	w := r.Window
+	if limit := WindowBytes(r.Counter, r.MaxTokens); int64(len(w)) > limit {
+		// No page can hold more: leave the rest unread.
+		w, r.EOF = w[:limit], false
+	}
 	if !r.EOF {
 		w = w[:lastCut(w)]
 		if len(w) == 0 {
@@ -196,17 +200,19 @@ func (f *fitter) search(budget int) (end, local int) {
 			if i > 0 {
 				start = f.chunks[i-1].end
 			}
-			if start == len(f.w) {
-				// Everything fits by the pieces: look at the last
-				// chunk with the real tail.
-				return f.cut(i-1, cum-f.chunks[i-1].tokens, budget)
-			}
 			f.chunks = append(f.chunks, f.count(start, len(f.w), f.target(budget, cum, start)))
 		}
 		ch := f.chunks[i]
 		if cum+ch.tokens+f.moreTail <= budget {
-			cum += ch.tokens
-			continue
+			if ch.end < len(f.w) {
+				cum += ch.tokens
+				continue
+			}
+			// The whole window fits by the pieces: check the page that
+			// ends with it, with its real tail, before cutting it.
+			if n := cum + f.req.Counter.Count(f.piece(ch.start, ch.end)+f.tail(ch.end)); n <= budget {
+				return ch.end, n
+			}
 		}
 		if ch.end-ch.start <= fineChunk {
 			return f.cut(i, cum, budget)
@@ -261,7 +267,9 @@ func (f *fitter) cut(i, cum, budget int) (end, local int) {
 	c := f.req.Counter
 	ch := f.chunks[i]
 	exact := func(p int) int { return cum + c.Count(f.piece(ch.start, p)+f.tail(p)) }
-	if ch.end == len(f.w) && f.req.EOF {
+	if ch.end == len(f.w) {
+		// The page that ends with the window has its own tail (the
+		// last page's, at EOF): try it first.
 		if n := exact(ch.end); n <= budget {
 			return ch.end, n
 		}

@@ -26,7 +26,7 @@ Non-text, denied and too-large files are skipped and counted. Exits 1 on any
 failure.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
-			&cli.BoolFlag{Name: "json", Usage: "write the report as JSON"},
+			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
