@@ -38,8 +38,9 @@ const (
 	VersionLen = 16
 )
 
-// EncodedLen is the length of every cursor string.
-var EncodedLen = base64.RawURLEncoding.EncodedLen(rawLen)
+// EncodedLen is the length of every cursor string: rawLen bytes in
+// unpadded base64.
+const EncodedLen = (rawLen*8 + 5) / 6
 
 // State is what a cursor carries.
 type State struct {

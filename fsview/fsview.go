@@ -24,8 +24,10 @@ var (
 	ErrTooLarge    = errors.New("file too large")
 )
 
-// DefaultDeny is the deny list `folio serve` starts with.
-var DefaultDeny = []string{".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*"}
+// DefaultDeny returns the deny list `folio serve` starts with.
+func DefaultDeny() []string {
+	return []string{".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*"}
+}
 
 // DefaultMaxFileBytes is the default size cap: 64 MiB.
 const DefaultMaxFileBytes = 64 << 20

@@ -73,7 +73,7 @@ func open(t testing.TB, opt Options, roots ...string) *FS {
 
 func TestSpellingsGiveOneURI(t *testing.T) {
 	rootDir, _ := tree(t)
-	v := open(t, Options{Deny: DefaultDeny}, rootDir)
+	v := open(t, Options{Deny: DefaultDeny()}, rootDir)
 	want := URI(filepath.Join(rootDir, "docs/with space.md"))
 	if !strings.HasSuffix(want, "/docs/with%20space.md") {
 		t.Fatalf("canonical URI %s", want)
@@ -101,7 +101,7 @@ func TestSpellingsGiveOneURI(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	rootDir, outside := tree(t)
-	v := open(t, Options{Deny: DefaultDeny, MaxFileBytes: 1 << 20}, rootDir)
+	v := open(t, Options{Deny: DefaultDeny(), MaxFileBytes: 1 << 20}, rootDir)
 	for _, tc := range []struct {
 		name string
 		want error
@@ -240,7 +240,7 @@ func TestReplacedAfterResolve(t *testing.T) {
 	p := filepath.Join(dir, "f.txt")
 	os.WriteFile(p, []byte("one"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET"), 0o644)
-	v := open(t, Options{Deny: DefaultDeny}, dir)
+	v := open(t, Options{Deny: DefaultDeny()}, dir)
 	f, err := v.Regular("f.txt")
 	if err != nil {
 		t.Fatal(err)

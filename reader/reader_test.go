@@ -33,7 +33,7 @@ type fixture struct {
 func newFixture(t *testing.T, counter string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny, MaxFileBytes: 1 << 20})
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny(), MaxFileBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
