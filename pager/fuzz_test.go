@@ -2,7 +2,6 @@ package pager
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,9 +38,9 @@ func FuzzReconstruction(f *testing.F) {
 			if n := c.Count(string(p.JSON)); n > b || n != p.Tokens {
 				t.Fatalf("page counts %d (reported %d), budget %d", n, p.Tokens, b)
 			}
-			var pj pageJSON
-			if err := json.Unmarshal(p.JSON, &pj); err != nil {
-				t.Fatalf("page is not JSON: %v", err)
+			pj, err := Decode(p.JSON)
+			if err != nil {
+				t.Fatalf("%v: %s", err, p.JSON)
 			}
 			if p.HasMore && p.End == 0 {
 				t.Fatal("a page with more to come made no progress")

@@ -253,4 +253,3 @@ func (r *Reader) Hash(ctx context.Context, name string) (uri, version string, er
 	}
 	return f.URI, v.String(), nil
 }
-

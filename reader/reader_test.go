@@ -16,14 +16,6 @@ import (
 	"github.com/folio-mcp/folio/pager"
 )
 
-type page struct {
-	URI        string  `json:"uri"`
-	Content    string  `json:"content"`
-	Version    string  `json:"version"`
-	HasMore    bool    `json:"has_more"`
-	NextCursor *string `json:"next_cursor"`
-}
-
 type fixture struct {
 	dir   string
 	rd    *Reader
@@ -61,15 +53,15 @@ func (fx *fixture) write(t *testing.T, name, content string) {
 	}
 }
 
-func (fx *fixture) page(t *testing.T, req PageRequest) (page, error) {
+func (fx *fixture) page(t *testing.T, req PageRequest) (pager.Decoded, error) {
 	t.Helper()
 	p, err := fx.rd.Page(context.Background(), req)
 	if err != nil {
-		return page{}, err
+		return pager.Decoded{}, err
 	}
-	var pj page
-	if err := json.Unmarshal(p.JSON, &pj); err != nil {
-		t.Fatalf("page is not JSON: %v", err)
+	pj, err := pager.Decode(p.JSON)
+	if err != nil {
+		t.Fatalf("%v: %s", err, p.JSON)
 	}
 	if n := fx.rd.Counter().Count(string(p.JSON)); n > req.MaxTokens {
 		t.Fatalf("page counts %d tokens, budget %d", n, req.MaxTokens)

@@ -101,14 +101,17 @@ func TestCheckPagesCatches(t *testing.T) {
 		budget int
 		want   string
 	}{
-		"over budget":   {pages, 250, "over the budget"},
-		"lost byte":     {replace(1, "words", "word"), 300, "differ"},
-		"extra byte":    {replace(0, "words", "wordss"), 300, "differ"},
-		"wrong version": {replace(2, version, strings.Repeat("0", 32)), 300, "version"},
-		"wrong uri":     {replace(0, uri, uri+"x"), 300, "uri"},
-		"not JSON":      {replace(0, `"content":`, `"content"`), 300, "not JSON"},
-		"early end":     {replace(0, `"has_more":true`, `"has_more":false`), 300, "has_more"},
-		"missing page":  {append(append([]pager.Page(nil), pages[:1]...), pages[2:]...), 300, "differ"},
+		"over budget":    {pages, 250, "over the budget"},
+		"lost byte":      {replace(1, "words", "word"), 300, "differ"},
+		"extra byte":     {replace(0, "words", "wordss"), 300, "differ"},
+		"wrong version":  {replace(2, version, strings.Repeat("0", 32)), 300, "version"},
+		"wrong uri":      {replace(0, uri, uri+"x"), 300, "uri"},
+		"not JSON":       {replace(0, `"content":`, `"content"`), 300, "not a page"},
+		"key order":      {replace(0, `"uri":`, `"url":`), 300, "not a page"},
+		"null cursor":    {replace(0, `"has_more":true`, `"has_more":false`), 300, "not a page"},
+		"early end":      {replace(0, `"has_more":true,"next_cursor":"`, `"has_more":false,"next_cursor":null,"x":"`), 300, "not a page"},
+		"last page open": {append(pages[:len(pages)-1:len(pages)-1], pager.Page{JSON: pages[1].JSON}), 300, "has_more"},
+		"missing page":   {append(append([]pager.Page(nil), pages[:1]...), pages[2:]...), 300, "differ"},
 	} {
 		msgs := checkPages(rd.Counter(), tc.budget, uri, want, version, tc.pages, &fileResult{})
 		if !strings.Contains(strings.Join(msgs, "; "), tc.want) {

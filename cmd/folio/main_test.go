@@ -73,14 +73,6 @@ func stateDir(t *testing.T) string {
 	return d
 }
 
-type page struct {
-	URI        string  `json:"uri"`
-	Content    string  `json:"content"`
-	Version    string  `json:"version"`
-	HasMore    bool    `json:"has_more"`
-	NextCursor *string `json:"next_cursor"`
-}
-
 type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`
@@ -98,13 +90,13 @@ func write(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-func decodePage(t *testing.T, s string) page {
+func decodePage(t *testing.T, s string) pager.Decoded {
 	t.Helper()
 	if !strings.HasSuffix(s, "}\n") || strings.Count(s, "\n") != 1 {
 		t.Fatalf("want one JSON line, got %q", s)
 	}
-	var p page
-	if err := json.Unmarshal([]byte(s), &p); err != nil {
+	p, err := pager.Decode([]byte(s[:len(s)-1]))
+	if err != nil {
 		t.Fatalf("%v: %s", err, s)
 	}
 	return p
