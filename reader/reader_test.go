@@ -22,10 +22,16 @@ type fixture struct {
 	clock *time.Time
 }
 
-func newFixture(t *testing.T, counter string) *fixture {
+func newFixture(t testing.TB, counter string) *fixture {
+	t.Helper()
+	return newFixtureCap(t, counter, 1<<20)
+}
+
+// newFixtureCap is a reader over a new directory with a size cap.
+func newFixtureCap(t testing.TB, counter string, maxFileBytes int64) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny(), MaxFileBytes: 1 << 20})
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny(), MaxFileBytes: maxFileBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
