@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -327,5 +329,50 @@ func TestPagesMatchesPage(t *testing.T) {
 			t.Fatalf("page %d differs:\n%s\n%s", i+1, p.JSON, want)
 		}
 		req.Cursor = p.NextCursor
+	}
+}
+
+// Many readers page many files at once through one Reader (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	texts := make([]string, 8)
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("file %d: 中文🙂 \"quoted\" \\ path\r\n", i), 300+50*i)
+		fx.write(t, fmt.Sprintf("f%d.md", i), texts[i])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(texts))
+	for i, text := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sb strings.Builder
+			req := PageRequest{Name: fmt.Sprintf("f%d.md", i), Subject: fmt.Sprintf("user%d", i), MaxTokens: 500}
+			for {
+				p, err := fx.rd.Page(context.Background(), req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				d, err := pager.Decode(p.JSON)
+				if err != nil {
+					errs <- err
+					return
+				}
+				sb.WriteString(d.Content)
+				if !d.HasMore {
+					break
+				}
+				req.Cursor = *d.NextCursor
+			}
+			if sb.String() != text {
+				errs <- fmt.Errorf("file %d does not reconstruct", i)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

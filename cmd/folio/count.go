@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -64,8 +65,8 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 		if err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(b) {
-			return nil, fmt.Errorf("%w: standard input is not valid UTF-8", fsview.ErrNotText)
+		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+			return nil, fmt.Errorf("%w: standard input is not valid UTF-8, or holds a NUL byte", fsview.ErrNotText)
 		}
 		return b, nil
 	}

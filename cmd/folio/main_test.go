@@ -345,8 +345,10 @@ func TestCount(t *testing.T) {
 	if r.code != 0 || r.stdout != "2\t-\n" {
 		t.Fatalf("stdin: exit %d, %q", r.code, r.stdout)
 	}
-	if r := folio(t, "\xff", "count", "-"); r.code != 4 {
-		t.Fatalf("binary stdin: exit %d", r.code)
+	for _, bin := range []string{"\xff", "a\x00b"} {
+		if r := folio(t, bin, "count", "-"); r.code != 4 {
+			t.Fatalf("binary stdin %q: exit %d", bin, r.code)
+		}
 	}
 }
 
