@@ -294,3 +294,35 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestWalk(t *testing.T) {
+	rootDir, _ := tree(t)
+	v := open(t, Options{Deny: DefaultDeny()}, rootDir)
+	var files, hidden []string
+	err := v.Walk(context.Background(), ".", func(f File, err error) error {
+		if err != nil {
+			hidden = append(hidden, err.Error())
+			return nil
+		}
+		files = append(files, f.Rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Denied names, links that lead out, loops and the FIFO are reported as
+	// errors; the .git directory is not entered; in-root links to files are
+	// files, and links to directories are not followed.
+	want := []string{"docs/a.md", "docs/upfile", "docs/with space.md", "in-abs", "in-rel"}
+	if strings.Join(files, ",") != strings.Join(want, ",") {
+		t.Fatalf("files %q, want %q", files, want)
+	}
+	if len(hidden) != 11 {
+		t.Fatalf("%d hidden: %q", len(hidden), hidden)
+	}
+	for _, h := range hidden {
+		if strings.Contains(h, "SECRET") || strings.Contains(h, "secret.txt") {
+			t.Fatalf("an error leaks: %s", h)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package fsview
 
 import (
 	"context"
-	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -21,8 +20,7 @@ func (v *FS) Walk(ctx context.Context, dir string, fn func(File, error) error) e
 	if !d.IsDir() {
 		return fn(v.Regular(dir))
 	}
-	prefix := strings.TrimSuffix(d.Path, "/")
-	return v.walk(ctx, d, prefix, fn)
+	return v.walk(ctx, d, strings.TrimSuffix(d.Path, "/"), fn)
 }
 
 func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, error) error) error {
@@ -45,15 +43,9 @@ func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, erro
 	slices.Sort(names)
 	for _, name := range names {
 		abs := prefix + "/" + name
-		if d.Path == "/" {
-			abs = "/" + name
-		}
 		f, err := v.Resolve(abs)
 		switch {
 		case err != nil:
-			if errors.Is(err, ErrNotFound) {
-				err = notFound(abs)
-			}
 			if err := fn(File{}, err); err != nil {
 				return err
 			}
