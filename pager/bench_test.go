@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // goroot is the Go distribution the benchmarks take real text from: it is on
@@ -99,21 +101,45 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
-// BenchmarkPageWhole pages 1 MiB of real text at 2,000 tokens.
+// BenchmarkPageWhole pages 1 MiB of real text at 2,000 tokens. Each
+// iteration also counts the text once, right before, and the benchmark
+// reports the paging time as a multiple of that count ("x-count"), and the
+// bytes the counter was handed per byte of text ("counted/B", which does not
+// depend on the machine's load).
 func BenchmarkPageWhole(b *testing.B) {
 	for _, kind := range []string{"go", "markdown"} {
 		text := corpus(b, kind, 1<<20)
-		c := counter(b, O200kBase)
+		c := &meteredCounter{Counter: counter(b, O200kBase)}
 		b.Run(kind, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var pages []Page
+			var counting, paging time.Duration
 			for b.Loop() {
+				t0 := time.Now()
+				c.Counter.Count(string(text))
+				t1 := time.Now()
+				c.bytes.Store(0)
 				pages = pageWhole(b, c, text, 2000)
+				paging += time.Since(t1)
+				counting += t1.Sub(t0)
 			}
 			b.ReportMetric(float64(len(pages)), "pages")
 			b.ReportMetric(meanFill(pages, 2000)*100, "fill%")
+			b.ReportMetric(float64(paging)/float64(counting), "x-count")
+			b.ReportMetric(float64(c.bytes.Load())/float64(len(text)), "counted/B")
 		})
 	}
+}
+
+// meteredCounter counts the bytes it is asked to count.
+type meteredCounter struct {
+	Counter
+	bytes atomic.Int64
+}
+
+func (c *meteredCounter) Count(s string) int {
+	c.bytes.Add(int64(len(s)))
+	return c.Counter.Count(s)
 }
 
 // BenchmarkPageRuns pages long runs of one character against as many bytes

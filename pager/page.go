@@ -281,36 +281,78 @@ func (f *fitter) cut(i, cum, budget int) (end, local int) {
 			break
 		}
 	}
-	// Largest index whose piece count fits, with the tail estimated.
+	// Largest index whose piece count fits, with the tail estimated; then
+	// the largest whose exact count fits, galloping from there.
 	k := searchLast(len(cuts), func(k int) bool {
 		return k == 0 || cum+c.Count(f.piece(ch.start, cuts[k]))+f.moreTail <= budget
 	})
-	n := budget + 1
+	counts := map[int]int{}
+	k = gallop(max(k, 1), len(cuts), func(k int) bool {
+		counts[k] = exact(cuts[k])
+		return counts[k] <= budget
+	})
 	if k > 0 {
-		// Confirm with the real tail: down while over, up while the next fits.
-		for n = exact(cuts[k]); n > budget && k > 1; n = exact(cuts[k]) {
-			k--
+		return cuts[k], counts[k]
+	}
+	if i == 0 {
+		return 0, 0
+	}
+	prev := f.chunks[i-1]
+	cumPrev := cum - prev.tokens
+	if m := cumPrev + c.Count(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
+		return ch.start, m
+	}
+	if prev.end-prev.start > 2*fineChunk {
+		// Cut the chunk before in two at a split point near its end, so
+		// that the search goes on in a small piece.
+		if q := chunkEnd(f.w[:prev.end], prev.end-2*fineChunk, fineChunk); q > prev.start && q < prev.end {
+			n := c.Count(f.piece(q, prev.end))
+			head := span{prev.start, q, max(prev.tokens-n, 0)}
+			f.chunks = append(f.chunks[:i-1], append([]span{head, {q, prev.end, n}}, f.chunks[i:]...)...)
+			return f.cut(i, cumPrev+head.tokens, budget)
 		}
 	}
-	if n > budget {
-		if i == 0 {
-			return 0, 0
+	return f.cut(i-1, cumPrev, budget)
+}
+
+// gallop returns the largest index in [0, n) for which ok holds, starting
+// from a guess k in [1, n) and taking ok(0) as given: it steps away from k
+// in doubling strides until ok changes, then bisects. Each ok is a count,
+// so the few calls near a good guess are what matter.
+func gallop(k, n int, ok func(int) bool) int {
+	lo, hi := 0, n // ok(lo) holds; ok(hi) fails (hi == n: past the end)
+	if ok(k) {
+		lo = k
+		for step := 1; lo < n-1; step *= 2 {
+			probe := min(lo+step, n-1)
+			if !ok(probe) {
+				hi = probe
+				break
+			}
+			lo = probe
 		}
-		prev := f.chunks[i-1]
-		cumPrev := cum - prev.tokens
-		if m := cumPrev + c.Count(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
-			return ch.start, m
+		if hi == n {
+			return lo
 		}
-		return f.cut(i-1, cumPrev, budget)
+	} else {
+		hi = k
+		for step := 1; hi > 1; step *= 2 {
+			probe := max(hi-step, 1)
+			if ok(probe) {
+				lo = probe
+				break
+			}
+			hi = probe
+		}
 	}
-	for k+1 < len(cuts) {
-		m := exact(cuts[k+1])
-		if m > budget {
-			break
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
 		}
-		k, n = k+1, m
 	}
-	return cuts[k], n
+	return lo
 }
 
 // searchLast returns the largest k in [0, n) with ok(k), given ok(0) and

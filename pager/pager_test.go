@@ -194,3 +194,23 @@ func TestWindowNotAtEOF(t *testing.T) {
 		}
 	}
 }
+
+func TestGallop(t *testing.T) {
+	for n := 2; n < 40; n++ {
+		for want := 0; want < n; want++ {
+			for k := 1; k < n; k++ {
+				calls := 0
+				got := gallop(k, n, func(i int) bool {
+					calls++
+					if i <= 0 || i >= n {
+						t.Fatalf("ok(%d) called with n=%d", i, n)
+					}
+					return i <= want
+				})
+				if got != want {
+					t.Fatalf("gallop(%d, %d) = %d, want %d", k, n, got, want)
+				}
+			}
+		}
+	}
+}
