@@ -66,6 +66,15 @@ func (c bpeCounter) Count(s string) int {
 
 func (c bpeCounter) MaxBytesPerToken() int { return bpeMaxTokenBytes }
 
+// unitCounter is a Counter whose count is ceil(Units/UnitsPerToken), with
+// Units a sum over code points: the pager adds up the units of pieces
+// exactly, where token counts of pieces would each round up.
+type unitCounter interface {
+	Counter
+	Units(s string) int
+	UnitsPerToken() int
+}
+
 // estimateCounter is the seed's upstream estimator, bit for bit: per code
 // point 6 units for CJK and related ranges, 8 for any other code point above
 // U+FFFF, 1 otherwise; tokens = ceil(units / 4).
@@ -73,13 +82,21 @@ type estimateCounter struct{}
 
 func (estimateCounter) Name() string { return Estimate }
 
-func (estimateCounter) Count(s string) int {
+func (c estimateCounter) Count(s string) int {
+	return (c.Units(s) + 3) / 4
+}
+
+// Units is the sum of the estimator's units over s's code points.
+func (estimateCounter) Units(s string) int {
 	units := 0
 	for _, r := range s {
 		units += estimateUnits(r)
 	}
-	return (units + 3) / 4
+	return units
 }
+
+// UnitsPerToken is the estimator's divisor.
+func (estimateCounter) UnitsPerToken() int { return 4 }
 
 // MaxBytesPerToken: the cheapest code point is a three-byte one at one unit,
 // so four units (one token) stand for at most twelve bytes.

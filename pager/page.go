@@ -106,7 +106,11 @@ func Fit(r Request) (Page, error) {
 	if r.Cursor == nil {
 		return Page{}, fmt.Errorf("%w: no cursor function", ErrInvalidRequest)
 	}
-	f.moreTail = r.Counter.Count(f.tail(0))
+	f.scale, f.measure = 1, r.Counter.Count
+	if uc, ok := r.Counter.(unitCounter); ok {
+		f.scale, f.measure = uc.UnitsPerToken(), uc.Units
+	}
+	f.moreTail = f.measure(f.tail(0))
 	return f.fit()
 }
 
@@ -124,25 +128,31 @@ const (
 // and only its first pieces were counted again.
 type span struct{ start, end, tokens int }
 
+// The search measures text with measure, in units of which scale make a
+// token: the counter's own tokens (scale 1), or the units of a unitCounter,
+// which add up exactly over pieces.
 type fitter struct {
 	req       Request
 	w         []byte
 	head      string
 	finalTail string
-	moreTail  int    // tokens of a has_more tail, an estimate for any cut
-	chunks    []span // counted chunks covering w[:chunks[len-1].end], in order
+	measure   func(string) int
+	scale     int
+	moreTail  int    // measure of a has_more tail, an estimate for any cut
+	chunks    []span // measured chunks covering w[:chunks[len-1].end], in order
 }
 
 func (f *fitter) fit() (Page, error) {
-	budget := f.req.MaxTokens
+	budget := f.req.MaxTokens * f.scale
 	end, local := f.search(budget)
 	for attempt := 0; attempt < 4 && end > 0; attempt++ {
 		p := f.build(end)
+		localTokens := (local + f.scale - 1) / f.scale
 		if p.Tokens <= f.req.MaxTokens {
-			if attempt == 0 && local > p.Tokens && p.HasMore {
+			if attempt == 0 && localTokens > p.Tokens && p.HasMore {
 				// The pieces overcounted the page: look once more with
 				// the difference given back.
-				if end2, _ := f.search(budget + local - p.Tokens); end2 > end {
+				if end2, _ := f.search(budget + (localTokens-p.Tokens)*f.scale); end2 > end {
 					if p2 := f.build(end2); p2.Tokens <= f.req.MaxTokens {
 						return p2, nil
 					}
@@ -150,9 +160,9 @@ func (f *fitter) fit() (Page, error) {
 			}
 			return p, nil
 		}
-		// The pieces undercounted the page by p.Tokens-local: ask
+		// The pieces undercounted the page by p.Tokens-localTokens: ask
 		// for that much less.
-		budget = min(budget-1, f.req.MaxTokens-(p.Tokens-local))
+		budget = min(budget-1, (f.req.MaxTokens-(p.Tokens-localTokens))*f.scale)
 		end, local = f.search(budget)
 	}
 	if end > 0 {
@@ -210,12 +220,12 @@ func (f *fitter) search(budget int) (end, local int) {
 			}
 			// The whole window fits by the pieces: check the page that
 			// ends with it, with its real tail, before cutting it.
-			if n := cum + f.req.Counter.Count(f.piece(ch.start, ch.end)+f.tail(ch.end)); n <= budget {
+			if n := cum + f.measure(f.piece(ch.start, ch.end)+f.tail(ch.end)); n <= budget {
 				return ch.end, n
 			}
 		}
 		if ch.end-ch.start <= fineChunk {
-			return f.cut(i, cum, budget)
+			return f.cut(i, cum, budget, either)
 		}
 		// Split the crossing chunk, sizing its pieces from what is left,
 		// each at most half of it so that the split makes progress. Only
@@ -240,33 +250,40 @@ func (f *fitter) search(budget int) (end, local int) {
 	}
 }
 
-// target sizes the chunk at start, whose preceding text counts cum: a
-// little less than the tokens left are expected to hold, at the rate seen so
-// far in this page.
+// target sizes the chunk at start, whose preceding text counts cum: three
+// quarters of what the tokens left are expected to hold, at the rate seen so
+// far in this page, so that the count rarely overshoots the cut by much.
 func (f *fitter) target(budget, cum, start int) int {
 	left := budget - cum - f.moreTail
 	bytesPerToken := 2.0
 	if cum > 0 && start > 0 {
 		bytesPerToken = float64(start) / float64(cum)
 	}
-	return min(max(int(float64(left)*bytesPerToken*0.9), fineChunk), maxChunk)
+	return min(max(int(float64(left)*bytesPerToken*0.75), fineChunk), maxChunk)
 }
 
 // count counts the chunk of about size bytes at start, ending by limit.
 func (f *fitter) count(start, limit, size int) span {
 	end := chunkEnd(f.w[:limit], start, size)
-	return span{start, end, f.req.Counter.Count(f.piece(start, end))}
+	return span{start, end, f.measure(f.piece(start, end))}
 }
+
+// Directions cut may search in from the chunk it is given.
+const (
+	either   = 0
+	forward  = 1
+	backward = -1
+)
 
 // cut finds the longest content that fits budget and ends inside chunk i
 // (whose preceding text counts cum): binary search with piece counts, then
-// a check with the real tail of that cut and of the next ones. When nothing
-// inside the chunk fits, the page ends at its start or inside the chunk
-// before it. It returns 0 when not even the first code point fits.
-func (f *fitter) cut(i, cum, budget int) (end, local int) {
-	c := f.req.Counter
+// galloping with exact counts (the real tail of each cut). When every cut of
+// the chunk fits, the page may end in the next chunk; when none does, it
+// ends at the chunk's start or inside the chunk before. dir limits which of
+// the two it may look at. It returns 0 when nothing fits.
+func (f *fitter) cut(i, cum, budget, dir int) (end, local int) {
 	ch := f.chunks[i]
-	exact := func(p int) int { return cum + c.Count(f.piece(ch.start, p)+f.tail(p)) }
+	exact := func(p int) int { return cum + f.measure(f.piece(ch.start, p)+f.tail(p)) }
 	if ch.end == len(f.w) {
 		// The page that ends with the window has its own tail (the
 		// last page's, at EOF): try it first.
@@ -284,35 +301,57 @@ func (f *fitter) cut(i, cum, budget int) (end, local int) {
 	// Largest index whose piece count fits, with the tail estimated; then
 	// the largest whose exact count fits, galloping from there.
 	k := searchLast(len(cuts), func(k int) bool {
-		return k == 0 || cum+c.Count(f.piece(ch.start, cuts[k]))+f.moreTail <= budget
+		return k == 0 || cum+f.measure(f.piece(ch.start, cuts[k]))+f.moreTail <= budget
 	})
 	counts := map[int]int{}
 	k = gallop(max(k, 1), len(cuts), func(k int) bool {
 		counts[k] = exact(cuts[k])
 		return counts[k] <= budget
 	})
-	if k > 0 {
+	switch {
+	case k == len(cuts)-1 && ch.end < len(f.w) && dir != backward:
+		if end, n := f.cut(f.fine(i+1, ch.end), cum+ch.tokens, budget, forward); end > 0 {
+			return end, n
+		}
 		return cuts[k], counts[k]
-	}
-	if i == 0 {
+	case k > 0:
+		return cuts[k], counts[k]
+	case i == 0 || dir == forward:
 		return 0, 0
 	}
 	prev := f.chunks[i-1]
 	cumPrev := cum - prev.tokens
-	if m := cumPrev + c.Count(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
+	if m := cumPrev + f.measure(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
 		return ch.start, m
 	}
 	if prev.end-prev.start > 2*fineChunk {
 		// Cut the chunk before in two at a split point near its end, so
 		// that the search goes on in a small piece.
 		if q := chunkEnd(f.w[:prev.end], prev.end-2*fineChunk, fineChunk); q > prev.start && q < prev.end {
-			n := c.Count(f.piece(q, prev.end))
+			n := f.measure(f.piece(q, prev.end))
 			head := span{prev.start, q, max(prev.tokens-n, 0)}
 			f.chunks = append(f.chunks[:i-1], append([]span{head, {q, prev.end, n}}, f.chunks[i:]...)...)
-			return f.cut(i, cumPrev+head.tokens, budget)
+			return f.cut(i, cumPrev+head.tokens, budget, backward)
 		}
 	}
-	return f.cut(i-1, cumPrev, budget)
+	return f.cut(i-1, cumPrev, budget, backward)
+}
+
+// fine makes chunk i, which starts at start, a counted chunk of at most
+// fineChunk bytes, counting it or splitting its first piece off, and
+// returns i.
+func (f *fitter) fine(i, start int) int {
+	if i == len(f.chunks) {
+		f.chunks = append(f.chunks, f.count(start, len(f.w), fineChunk))
+		return i
+	}
+	next := f.chunks[i]
+	if next.end-next.start > fineChunk {
+		first := f.count(next.start, next.end, fineChunk)
+		rest := span{first.end, next.end, max(next.tokens-first.tokens, 0)}
+		f.chunks = append(f.chunks[:i], append([]span{first, rest}, f.chunks[i+1:]...)...)
+	}
+	return i
 }
 
 // gallop returns the largest index in [0, n) for which ok holds, starting

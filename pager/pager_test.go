@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -211,6 +212,37 @@ func TestGallop(t *testing.T) {
 					t.Fatalf("gallop(%d, %d) = %d, want %d", k, n, got, want)
 				}
 			}
+		}
+	}
+}
+
+// With the estimate counter a page's count only grows with its content (a
+// cursor is always 58 one-unit characters), so "the longest prefix that
+// fits" is exact: one more code point must not fit.
+func TestEstimatePagesAreLongest(t *testing.T) {
+	c := counter(t, Estimate)
+	text, err := os.ReadFile("../testdata/mixed.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{60, 150, 400} {
+		off := 0
+		for _, p := range pageAll(t, c, text, budget) {
+			if !p.HasMore {
+				break
+			}
+			next := nextCut(text[off:], p.End)
+			longer := appendHead(nil, testURI)
+			longer = appendEscaped(longer, text[off:off+next])
+			if off+next == len(text) {
+				longer = appendFinalTail(longer, testVersion)
+			} else {
+				longer = appendMoreTail(longer, testVersion, fakeCursor(off+next))
+			}
+			if n := c.Count(string(longer)); n <= budget {
+				t.Fatalf("budget %d, offset %d: the page stops at %d, but %d bytes fit (%d tokens)", budget, off, p.End, next, n)
+			}
+			off += p.End
 		}
 	}
 }
