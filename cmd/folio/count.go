@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 )
 
@@ -79,24 +76,4 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 		return nil, err
 	}
 	return snap.Window, nil
-}
-
-func pagerCounter(c *cli.Context) (pager.Counter, error) {
-	counter, err := pager.NewCounter(c.String("tokenizer"))
-	if err != nil {
-		return nil, &reader.Error{Code: reader.CodeInvalidArgument, Message: err.Error()}
-	}
-	return counter, nil
-}
-
-// throwawayReader is a reader whose cursors die with the process: for work
-// that pages in-process and hands no cursor out.
-func throwawayReader(fs *fsview.FS, counter pager.Counter) (*reader.Reader, error) {
-	key := make([]byte, cursor.KeyLen)
-	rand.Read(key)
-	ring, err := cursor.NewRing(key)
-	if err != nil {
-		return nil, err
-	}
-	return reader.New(fs, cursor.NewCodec(ring, 0, nil), counter), nil
 }

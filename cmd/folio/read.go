@@ -2,15 +2,12 @@ package main
 
 import (
 	"bufio"
-	"crypto/rand"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
@@ -122,57 +119,6 @@ func readAction(c *cli.Context) error {
 		return fail(c, true, err)
 	}
 	return nil
-}
-
-// localName makes a command-line path absolute against the working
-// directory; URIs pass as they are.
-func localName(name string) string {
-	if name == "" || name == "-" || strings.HasPrefix(strings.ToLower(name), "file:") || filepath.IsAbs(name) {
-		return name
-	}
-	if abs, err := filepath.Abs(name); err == nil {
-		return abs
-	}
-	return name
-}
-
-// localReader opens the whole file system as the command line sees it:
-// one root at /, no deny list, and the cursor key file when pages are
-// asked for.
-func localReader(c *cli.Context, paged bool) (*reader.Reader, func(), error) {
-	counter, err := pager.NewCounter(c.String("tokenizer"))
-	if err != nil {
-		return nil, nil, err
-	}
-	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
-	if err != nil {
-		return nil, nil, err
-	}
-	ring, err := cursorRing(c, paged)
-	if err != nil {
-		fs.Close()
-		return nil, nil, err
-	}
-	codec := cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil)
-	return reader.New(fs, codec, counter), func() { fs.Close() }, nil
-}
-
-// cursorRing loads the cursor keys, or makes a throwaway ring when the
-// command will issue no cursor that outlives it.
-func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
-	if !persistent {
-		key := make([]byte, cursor.KeyLen)
-		rand.Read(key)
-		return cursor.NewRing(key)
-	}
-	path := c.String("cursor-key-file")
-	if path == "" {
-		var err error
-		if path, err = cursor.DefaultKeyFile(); err != nil {
-			return nil, err
-		}
-	}
-	return cursor.LoadKeyFile(path)
 }
 
 // fail reports a read error: a line on stderr, the JSON error body on

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"crypto/rand"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// localName makes a command-line path absolute against the working
+// directory; URIs pass as they are.
+func localName(name string) string {
+	if name == "" || name == "-" || strings.HasPrefix(strings.ToLower(name), "file:") || filepath.IsAbs(name) {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}
+
+// localReader opens the whole file system as the command line sees it:
+// one root at /, no deny list, and the cursor key file when pages are
+// asked for.
+func localReader(c *cli.Context, paged bool) (*reader.Reader, func(), error) {
+	counter, err := pagerCounter(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
+	if err != nil {
+		return nil, nil, err
+	}
+	ring, err := cursorRing(c, paged)
+	if err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	codec := cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil)
+	return reader.New(fs, codec, counter), func() { fs.Close() }, nil
+}
+
+// cursorRing loads the cursor keys, or makes a throwaway ring when the
+// command will issue no cursor that outlives it.
+func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
+	if !persistent {
+		return randomRing()
+	}
+	path := c.String("cursor-key-file")
+	if path == "" {
+		var err error
+		if path, err = cursor.DefaultKeyFile(); err != nil {
+			return nil, err
+		}
+	}
+	return cursor.LoadKeyFile(path)
+}
+
+// pagerCounter is the counter the --tokenizer flag names.
+func pagerCounter(c *cli.Context) (pager.Counter, error) {
+	counter, err := pager.NewCounter(c.String("tokenizer"))
+	if err != nil {
+		return nil, &reader.Error{Code: reader.CodeInvalidArgument, Message: err.Error()}
+	}
+	return counter, nil
+}
+
+// throwawayReader is a reader whose cursors die with the process: for work
+// that pages in-process and hands no cursor out.
+func throwawayReader(fs *fsview.FS, counter pager.Counter) (*reader.Reader, error) {
+	ring, err := randomRing()
+	if err != nil {
+		return nil, err
+	}
+	return reader.New(fs, cursor.NewCodec(ring, 0, nil), counter), nil
+}
+
+// randomRing is a key ring of one fresh random key.
+func randomRing() (*cursor.Ring, error) {
+	key := make([]byte, cursor.KeyLen)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	return cursor.NewRing(key)
+}
