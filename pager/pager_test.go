@@ -246,3 +246,28 @@ func TestEstimatePagesAreLongest(t *testing.T) {
 		}
 	}
 }
+
+// shrink, the fallback when the piecewise search keeps overshooting, finds
+// a fitting page by whole counts alone.
+func TestShrink(t *testing.T) {
+	c := counter(t, O200kBase)
+	text := []byte(strings.Repeat("中文🙂 \"quoted\" \\ path ", 200))
+	req := Request{Counter: c, MaxTokens: 300, URI: testURI, Version: testVersion, Window: text, EOF: true, Cursor: fakeCursor}
+	want, err := Fit(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fitter{req: req, w: text, head: string(appendHead(nil, testURI)), finalTail: string(appendFinalTail(nil, testVersion))}
+	p, err := f.shrink(len(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Tokens > 300 || p.End < want.End*9/10 || !validCut(text, p.End) {
+		t.Fatalf("shrink: %d bytes, %d tokens; the search found %d bytes", p.End, p.Tokens, want.End)
+	}
+	req.MaxTokens = 20
+	f.req = req
+	if _, err := f.shrink(len(text)); !errors.Is(err, ErrBudgetTooSmall) {
+		t.Fatalf("tiny budget: %v", err)
+	}
+}
