@@ -101,15 +101,6 @@ func (v *FS) Close() error {
 	return errors.Join(errs...)
 }
 
-// Roots returns the canonical absolute paths of the roots, first root first.
-func (v *FS) Roots() []string {
-	out := make([]string, len(v.roots))
-	for i, r := range v.roots {
-		out[i] = r.path
-	}
-	return out
-}
-
 // File is a resolved, visible name inside a root.
 type File struct {
 	// URI is the canonical file:// URI of the name asked for.
@@ -126,9 +117,6 @@ type File struct {
 
 // IsDir reports whether the file is a directory.
 func (f File) IsDir() bool { return f.info.IsDir() }
-
-// Size is the file's size at resolution time.
-func (f File) Size() int64 { return f.info.Size() }
 
 // Resolve turns a name (a path relative to the first root, an absolute path,
 // or a file:// URI) into a visible file or directory inside a root.

@@ -78,9 +78,6 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 	if err != nil {
 		return nil, err
 	}
-	if v.opt.MaxFileBytes > 0 && s.Size > v.opt.MaxFileBytes {
-		return nil, fmt.Errorf("%w: %s grew over the %d-byte cap while it was read", ErrTooLarge, f.URI, v.opt.MaxFileBytes)
-	}
 	if offset > s.Size {
 		return nil, fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, s.Size)
 	}
@@ -97,7 +94,8 @@ func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
 
 // read opens f without following a final symlink and without blocking,
 // checks that it is still the regular file that was resolved, and streams
-// all its bytes through BLAKE3 (and, when text is set, the text check). opened
+// all its bytes through BLAKE3 (and, when text is set, the text check and
+// the size cap, so that a file growing under the read cannot hold it). opened
 // runs once the size is known; each is called with every chunk read and its
 // position.
 func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64) error,
@@ -144,6 +142,10 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 				each(pos, fresh)
 			}
 			pos += int64(n)
+			if text && v.opt.MaxFileBytes > 0 && pos > v.opt.MaxFileBytes {
+				// Growing while it is read: stop at the cap.
+				return fmt.Errorf("%w: %s grew over the %d-byte cap while it was read", ErrTooLarge, f.URI, v.opt.MaxFileBytes)
+			}
 			if text {
 				data := buf[:carry+n]
 				done := len(data) - incompleteTail(data)

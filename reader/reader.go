@@ -239,17 +239,3 @@ func lineRange(b []byte, offset, limit int) []byte {
 	}
 	return b[start:end]
 }
-
-// Hash returns the version string of any regular file, as its pages carry
-// it.
-func (r *Reader) Hash(ctx context.Context, name string) (uri, version string, err error) {
-	f, err := r.fs.Regular(name)
-	if err != nil {
-		return "", "", AsError(err)
-	}
-	v, _, err := r.fs.Hash(ctx, f)
-	if err != nil {
-		return "", "", AsError(err)
-	}
-	return f.URI, v.String(), nil
-}
