@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -47,6 +48,10 @@ type Options struct {
 type FS struct {
 	roots []*root
 	opt   Options
+	// allow, when not nil, is the allow list of a Restrict view.
+	allow []string
+	// view: the roots belong to the FS this one restricts.
+	view bool
 }
 
 type root struct {
@@ -92,8 +97,26 @@ func Open(roots []string, opt Options) (*FS, error) {
 	return v, nil
 }
 
-// Close releases the roots.
+// Restrict returns a view of the same roots and policy that also hides
+// every file whose path relative to its root (by the name asked for and by
+// the name its symlinks lead to) matches none of the doublestar globs in
+// allow. A directory stays visible while some glob could match a path
+// inside it. The view shares v's roots: close v, not the view. The allow list
+// replaces any that v has.
+func (v *FS) Restrict(allow []string) (*FS, error) {
+	for _, g := range allow {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("invalid allow glob %q", g)
+		}
+	}
+	return &FS{roots: v.roots, opt: v.opt, allow: slices.Clone(allow), view: true}, nil
+}
+
+// Close releases the roots. Closing a view does nothing.
 func (v *FS) Close() error {
+	if v.view {
+		return nil
+	}
 	var errs []error
 	for _, r := range v.roots {
 		errs = append(errs, r.dir.Close())
@@ -118,6 +141,9 @@ type File struct {
 // IsDir reports whether the file is a directory.
 func (f File) IsDir() bool { return f.info.IsDir() }
 
+// Size is the file's size when it was resolved.
+func (f File) Size() int64 { return f.info.Size() }
+
 // Resolve turns a name (a path relative to the first root, an absolute path,
 // or a file:// URI) into a visible file or directory inside a root.
 func (v *FS) Resolve(name string) (File, error) {
@@ -133,7 +159,7 @@ func (v *FS) Resolve(name string) (File, error) {
 	if err != nil {
 		return File{}, notFound(name)
 	}
-	if v.denied(rel) || v.denied(resolved) {
+	if v.denied(rel) || v.denied(resolved) || !v.allowed(rel, info.IsDir()) || !v.allowed(resolved, info.IsDir()) {
 		return File{}, notFound(name)
 	}
 	p := r.path
@@ -263,6 +289,47 @@ func (v *FS) denied(rel string) bool {
 		}
 	}
 	return false
+}
+
+// allowed applies the allow list of a Restrict view to rel, a file's or a
+// directory's path relative to its root.
+func (v *FS) allowed(rel string, dir bool) bool {
+	if v.allow == nil || rel == "." {
+		return true
+	}
+	for _, g := range v.allow {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		if dir && mayHoldMatch(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldMatch reports whether the glob g could match a path inside the
+// directory dir: each component of dir matches the glob's component at the
+// same depth, until a "**" matches any rest. A glob with braces may hide a
+// "/" inside them, so it is let through (its files are still checked one by
+// one).
+func mayHoldMatch(g, dir string) bool {
+	if strings.ContainsRune(g, '{') {
+		return true
+	}
+	gs, ds := strings.Split(g, "/"), strings.Split(dir, "/")
+	for i, d := range ds {
+		if i >= len(gs) {
+			return false
+		}
+		if strings.Contains(gs[i], "**") {
+			return true
+		}
+		if ok, _ := doublestar.Match(gs[i], d); !ok {
+			return false
+		}
+	}
+	return len(gs) > len(ds)
 }
 
 // maxSymlinks bounds the symlinks followed in one resolution, as the kernel

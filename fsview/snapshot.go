@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 	"unicode/utf8"
@@ -92,35 +93,18 @@ func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
 	return ver, size, err
 }
 
-// read opens f without following a final symlink and without blocking,
-// checks that it is still the regular file that was resolved, and streams
-// all its bytes through BLAKE3 (and, when text is set, the text check and
-// the size cap, so that a file growing under the read cannot hold it). opened
+// read opens f (see openFile) and streams all its bytes through BLAKE3 (and,
+// when text is set, the text check and the size cap, so that a file growing
+// under the read cannot hold it). opened
 // runs once the size is known; each is called with every chunk read and its
 // position.
 func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64) error,
 	each func(pos int64, b []byte), size *int64, ver *Version) error {
-	if f.root == nil {
-		return fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
-	}
-	file, err := f.root.dir.OpenFile(f.resolved, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return notFound(f.URI)
-	}
-	defer file.Close()
-	info, err := file.Stat()
+	file, info, err := openFile(f)
 	if err != nil {
 		return err
 	}
-	switch {
-	case info.IsDir():
-		return fmt.Errorf("%w: %s (list it, or read a file inside it)", ErrIsDir, f.URI)
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("%w: %s", ErrNotRegular, f.URI)
-	case !os.SameFile(info, f.info):
-		// Replaced since it was resolved: resolve again.
-		return notFound(f.URI)
-	}
+	defer file.Close()
 	if opened != nil {
 		if err := opened(info.Size()); err != nil {
 			return err
@@ -168,6 +152,62 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 	*size = pos
 	h.Sum(ver[:0])
 	return nil
+}
+
+// openFile opens f without following a final symlink and without blocking,
+// and checks that it is still the regular file that was resolved.
+func openFile(f File) (*os.File, fs.FileInfo, error) {
+	if f.root == nil {
+		return nil, nil, fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
+	}
+	file, err := f.root.dir.OpenFile(f.resolved, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, nil, notFound(f.URI)
+	}
+	info, err := file.Stat()
+	if err == nil {
+		switch {
+		case info.IsDir():
+			err = fmt.Errorf("%w: %s (list it, or read a file inside it)", ErrIsDir, f.URI)
+		case !info.Mode().IsRegular():
+			err = fmt.Errorf("%w: %s", ErrNotRegular, f.URI)
+		case !os.SameFile(info, f.info):
+			// Replaced since it was resolved: resolve again.
+			err = notFound(f.URI)
+		}
+	}
+	if err != nil {
+		file.Close()
+		return nil, nil, err
+	}
+	return file, info, nil
+}
+
+// sniffBytes is how much of a file LooksText reads.
+const sniffBytes = 8 << 10
+
+// LooksText reports whether the regular file f is within the size cap and
+// its first 8 KiB are text: a cheap guess for listings, where Snapshot
+// would read every file whole. Snapshot still decides for a read.
+func (v *FS) LooksText(f File) bool {
+	file, info, err := openFile(f)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	if v.checkSize(f.URI, info.Size()) != nil {
+		return false
+	}
+	buf := make([]byte, sniffBytes)
+	n, err := io.ReadFull(file, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false
+	}
+	b := buf[:n]
+	if n == sniffBytes {
+		b = b[:n-incompleteTail(b)]
+	}
+	return isText(b)
 }
 
 // incompleteTail is how many bytes at the end of b start a code point that

@@ -2,6 +2,7 @@ package fsview
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -20,10 +21,47 @@ func (v *FS) Walk(ctx context.Context, dir string, fn func(File, error) error) e
 	if !d.IsDir() {
 		return fn(v.Regular(dir))
 	}
-	return v.walk(ctx, d, strings.TrimSuffix(d.Path, "/"), fn)
+	return v.walk(ctx, d, walkOptions{}, fn)
 }
 
-func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, error) error) error {
+// ListOptions shape a List.
+type ListOptions struct {
+	// MaxDepth is how many levels below the directory to list: 1 for its
+	// own entries only, 0 for all.
+	MaxDepth int
+	// After, a path relative to the directory's root, starts the listing
+	// after that entry (in List's order), to resume a listing cut short.
+	After string
+}
+
+// List calls fn for every visible directory and regular file under the
+// directory d, which is not listed itself: in lexical order component by
+// component, each directory before what it holds. Hidden names are skipped
+// without a word; symlinks to directories are not followed. An error from
+// fn stops the listing and is returned.
+func (v *FS) List(ctx context.Context, d File, opt ListOptions, fn func(File) error) error {
+	if !d.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrInvalidPath, d.URI)
+	}
+	return v.walk(ctx, d, walkOptions{dirs: true, maxDepth: opt.MaxDepth, after: opt.After}, func(f File, err error) error {
+		if err != nil {
+			return nil
+		}
+		return fn(f)
+	})
+}
+
+type walkOptions struct {
+	dirs     bool   // report directories too
+	maxDepth int    // 0: no limit
+	after    string // skip what comes before and at this Rel
+}
+
+func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
+	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, o, fn)
+}
+
+func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o walkOptions, fn func(File, error) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -42,6 +80,19 @@ func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, erro
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		rel := name
+		if d.Rel != "." {
+			rel = d.Rel + "/" + name
+		}
+		report := true
+		if o.after != "" {
+			if rel == o.after || strings.HasPrefix(o.after, rel+"/") {
+				// Listed before; what it holds may not have been.
+				report = false
+			} else if comparePaths(rel, o.after) < 0 {
+				continue
+			}
+		}
 		abs := prefix + "/" + name
 		f, err := v.Resolve(abs)
 		switch {
@@ -53,9 +104,18 @@ func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, erro
 			if f.resolved != path.Join(d.resolved, name) {
 				continue // a symlink to a directory
 			}
-			if err := v.walk(ctx, f, abs, fn); err != nil {
+			if o.dirs && report {
+				if err := fn(f, nil); err != nil {
+					return err
+				}
+			}
+			if o.maxDepth > 0 && depth >= o.maxDepth {
+				continue
+			}
+			if err := v.walkDir(ctx, f, abs, depth+1, o, fn); err != nil {
 				return err
 			}
+		case !report:
 		case f.info.Mode().IsRegular():
 			if err := fn(f, nil); err != nil {
 				return err
@@ -67,4 +127,26 @@ func (v *FS) walk(ctx context.Context, d File, prefix string, fn func(File, erro
 		}
 	}
 	return nil
+}
+
+// comparePaths orders slash paths component by component, the order of a
+// walk: "a/b" before "a-c", since "a" comes before "a-c".
+func comparePaths(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x == '/' {
+			return -1
+		}
+		if y == '/' {
+			return 1
+		}
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }

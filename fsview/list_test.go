@@ -1,0 +1,166 @@
+package fsview
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// listAll lists d with opt and returns the Rel of each entry, "/" after a
+// directory.
+func listAll(t *testing.T, v *FS, dir string, opt ListOptions) []string {
+	t.Helper()
+	d, err := v.Resolve(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = v.List(context.Background(), d, opt, func(f File) error {
+		if f.IsDir() {
+			got = append(got, f.Rel+"/")
+		} else {
+			got = append(got, f.Rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestList(t *testing.T) {
+	rootDir, _ := tree(t)
+	os.WriteFile(filepath.Join(rootDir, "docs-b.md"), []byte("b\n"), 0o644)
+	os.MkdirAll(filepath.Join(rootDir, "docs/deep/er"), 0o755)
+	os.WriteFile(filepath.Join(rootDir, "docs/deep/er/x.md"), []byte("x\n"), 0o644)
+	v := open(t, Options{Deny: DefaultDeny()}, rootDir)
+	all := []string{"docs/", "docs/a.md", "docs/deep/", "docs/deep/er/", "docs/deep/er/x.md", "docs/upfile", "docs/with space.md", "docs-b.md", "in-abs", "in-rel", "keys/", "sub/"}
+	for _, tc := range []struct {
+		name string
+		dir  string
+		opt  ListOptions
+		want []string
+	}{
+		{"all", ".", ListOptions{}, all},
+		{"one level", ".", ListOptions{MaxDepth: 1}, []string{"docs/", "docs-b.md", "in-abs", "in-rel", "keys/", "sub/"}},
+		{"two levels of docs", "docs", ListOptions{MaxDepth: 2}, []string{"docs/a.md", "docs/deep/", "docs/deep/er/", "docs/upfile", "docs/with space.md"}},
+		{"after a file", ".", ListOptions{After: "docs/a.md"}, all[2:]},
+		{"after a directory", ".", ListOptions{After: "docs/deep"}, all[3:]},
+		{"after a deep file", ".", ListOptions{After: "docs/deep/er/x.md"}, all[5:]},
+		{"after the last", ".", ListOptions{After: "sub"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := listAll(t, v, tc.dir, tc.opt)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	f, _ := v.Resolve("docs/a.md")
+	if err := v.List(context.Background(), f, ListOptions{}, func(File) error { return nil }); !errors.Is(err, ErrInvalidPath) {
+		t.Errorf("listing a file: %v", err)
+	}
+}
+
+func TestComparePathsIsWalkOrder(t *testing.T) {
+	order := []string{"a", "a/b", "a/b/c", "a/c", "a-c", "a-c/a", "b"}
+	for i := range order {
+		for j := range order {
+			got := comparePaths(order[i], order[j])
+			if (got < 0) != (i < j) || (got == 0) != (i == j) {
+				t.Errorf("comparePaths(%q, %q) = %d", order[i], order[j], got)
+			}
+		}
+	}
+}
+
+func TestRestrict(t *testing.T) {
+	rootDir, _ := tree(t)
+	os.MkdirAll(filepath.Join(rootDir, "other"), 0o755)
+	os.WriteFile(filepath.Join(rootDir, "other/b.md"), []byte("b\n"), 0o644)
+	os.Symlink("../other/b.md", filepath.Join(rootDir, "docs/to-other"))
+	base := open(t, Options{Deny: DefaultDeny()}, rootDir)
+	v, err := base.Restrict([]string{"docs/**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"docs/a.md", "docs/with space.md", "docs", "."} {
+		if _, err := v.Resolve(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Outside the list, by name or by where a symlink leads; deny still wins.
+	for _, name := range []string{"other/b.md", "other", "in-rel", "docs/to-other", "docs/upfile/../../.env"} {
+		if _, err := v.Resolve(name); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: %v, want not found", name, err)
+		}
+	}
+	if _, err := base.Resolve("other/b.md"); err != nil {
+		t.Errorf("the base view changed: %v", err)
+	}
+	got := listAll(t, v, ".", ListOptions{})
+	want := []string{"docs/", "docs/a.md", "docs/upfile", "docs/with space.md"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("listing: got %q, want %q", got, want)
+	}
+	if _, err := base.Restrict([]string{"[bad"}); err == nil {
+		t.Error("a bad glob was taken")
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := base.Regular("docs/a.md"); err != nil {
+		t.Errorf("closing the view closed the roots: %v", err)
+	}
+}
+
+func TestMayHoldMatch(t *testing.T) {
+	for _, tc := range []struct {
+		glob, dir string
+		want      bool
+	}{
+		{"docs/**", "docs", true},
+		{"docs/**", "docs/a/b", true},
+		{"docs/**", "other", false},
+		{"docs/*.md", "docs", true},
+		{"docs/*.md", "docs/sub", false},
+		{"*/api/*.md", "x", true},
+		{"*/api/*.md", "x/api", true},
+		{"*/api/*.md", "x/web", false},
+		{"**/*.md", "anything/at/all", true},
+		{"README.md", "docs", false},
+		{"{docs,web/pub}/**", "web", true},
+	} {
+		if got := mayHoldMatch(tc.glob, tc.dir); got != tc.want {
+			t.Errorf("mayHoldMatch(%q, %q) = %v", tc.glob, tc.dir, got)
+		}
+	}
+}
+
+func TestLooksText(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("é", sniffBytes) // a code point across the 8 KiB mark
+	files := map[string]string{"t.md": "text\n", "empty": "", "bin": "a\x00b", "bad": "\xff\xfe", "long.md": long, "big.md": strings.Repeat("x", 2048)}
+	for name, s := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644)
+	}
+	v := open(t, Options{MaxFileBytes: 1024 * 1024}, dir)
+	capped := open(t, Options{MaxFileBytes: 1024}, dir)
+	for name, want := range map[string]bool{"t.md": true, "empty": true, "bin": false, "bad": false, "long.md": true} {
+		f, err := v.Regular(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.LooksText(f); got != want {
+			t.Errorf("%s: LooksText = %v", name, got)
+		}
+	}
+	f, _ := capped.Regular("big.md")
+	if capped.LooksText(f) {
+		t.Error("a file over the cap looks like text")
+	}
+}
