@@ -112,6 +112,16 @@ func (v *FS) Restrict(allow []string) (*FS, error) {
 	return &FS{roots: v.roots, opt: v.opt, allow: slices.Clone(allow), view: true}, nil
 }
 
+// Roots returns the absolute paths of the roots, symlinks resolved, the
+// first one first.
+func (v *FS) Roots() []string {
+	out := make([]string, len(v.roots))
+	for i, r := range v.roots {
+		out[i] = r.path
+	}
+	return out
+}
+
 // Close releases the roots. Closing a view does nothing.
 func (v *FS) Close() error {
 	if v.view {
@@ -140,6 +150,9 @@ type File struct {
 
 // IsDir reports whether the file is a directory.
 func (f File) IsDir() bool { return f.info.IsDir() }
+
+// RootURI is the URI of the root that holds the file.
+func (f File) RootURI() string { return URI(f.root.path) }
 
 // Size is the file's size when it was resolved.
 func (f File) Size() int64 { return f.info.Size() }

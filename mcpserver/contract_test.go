@@ -1,0 +1,313 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// TestVersionConflict: a file rewritten between two pages with the same
+// size and the same mtime is a version_conflict, with no text of the new
+// version; a deleted file is not_found.
+func TestVersionConflict(t *testing.T) {
+	e := newEnv(t)
+	old := strings.Repeat("A-line of the first version\n", 400)
+	e.write(t, "f.md", old)
+	p := filepath.Join(e.dir, "f.md")
+	info, _ := os.Stat(p)
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), "", nil)
+	r := call(t, cs, "read", map[string]any{"uri": "f.md", "max_tokens": 500})
+	page, err := pager.Decode([]byte(r.text))
+	if err != nil || !page.HasMore {
+		t.Fatalf("first page: %v %q", err, r.text)
+	}
+	neu := strings.ReplaceAll(old, "A-line", "B-line")
+	os.WriteFile(p, []byte(neu), 0o644)
+	os.Chtimes(p, info.ModTime(), info.ModTime())
+	if now, _ := os.Stat(p); now.Size() != info.Size() || !now.ModTime().Equal(info.ModTime()) {
+		t.Fatal("the rewrite changed size or mtime")
+	}
+	next := map[string]any{"uri": "f.md", "max_tokens": 500, "cursor": *page.NextCursor}
+	r = call(t, cs, "read", next)
+	wantCode(t, r, reader.CodeVersionConflict)
+	if strings.Contains(r.text, "B-line") {
+		t.Fatal("the conflict leaks text of the new version")
+	}
+	// Repeating the restart works on the new version.
+	r = call(t, cs, "read", map[string]any{"uri": "f.md", "max_tokens": 500})
+	if r.isError || !strings.Contains(r.text, "B-line") {
+		t.Fatalf("restart: %s", r.text)
+	}
+	os.Remove(p)
+	wantCode(t, call(t, cs, "read", next), reader.CodeNotFound)
+}
+
+// TestCursorBinding: a cursor replayed against another URI, by another
+// subject, or with one character changed is invalid_cursor.
+func TestCursorBinding(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "a.md", strings.Repeat("alpha beta gamma\n", 500))
+	e.write(t, "b.md", strings.Repeat("alpha beta gamma\n", 500))
+	alice, bob := e.addToken(t, "alice"), e.addToken(t, "bob")
+	url := serveHTTP(t, e.server(t, serverOpts{}))
+	ca, cb := dialHTTP(t, url, alice, nil), dialHTTP(t, url, bob, nil)
+	r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400})
+	page, _ := pager.Decode([]byte(r.text))
+	cur := *page.NextCursor
+	// The cursor works for its owner, on its file.
+	if r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}); r.isError {
+		t.Fatal(r.text)
+	}
+	wantCode(t, call(t, ca, "read", map[string]any{"uri": "b.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
+	wantCode(t, call(t, cb, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
+	for i := range len(cur) {
+		c := byte('A')
+		if cur[i] == 'A' {
+			c = 'B'
+		}
+		bad := cur[:i] + string(c) + cur[i+1:]
+		wantCode(t, call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": bad}), reader.CodeInvalidCursor)
+	}
+}
+
+// TestArguments: line mode as specified, and every bad mix refused.
+func TestArguments(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "l.txt", "zero\r\none\ntwo\nthree")
+	e.write(t, "m.txt", "only\n")
+	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	lURI := "file://" + filepath.ToSlash(e.fs.Roots()[0]) + "/l.txt"
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"whole file", map[string]any{"uri": "l.txt"}, "zero\r\none\ntwo\nthree"},
+		{"offset", map[string]any{"uri": "l.txt", "offset": 1}, "one\ntwo\nthree"},
+		{"offset and limit", map[string]any{"uri": "l.txt", "offset": 1, "limit": 2}, "one\ntwo\n"},
+		{"past the end", map[string]any{"uri": "l.txt", "offset": 9}, ""},
+		{"by URI", map[string]any{"uri": lURI, "limit": 1}, "zero\r\n"},
+		{"uris", map[string]any{"uris": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1},
+			"=== " + lURI + " ===\nzero\r\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== " + strings.TrimSuffix(lURI, "l.txt") + "m.txt ===\nonly\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call(t, cs, "read", tc.args)
+			if r.isError || r.text != tc.want {
+				t.Fatalf("got %q (error %v), want %q", r.text, r.isError, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"max_tokens with offset", map[string]any{"uri": "l.txt", "max_tokens": 100, "offset": 1}},
+		{"max_tokens with limit", map[string]any{"uri": "l.txt", "max_tokens": 100, "limit": 1}},
+		{"cursor with offset", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "x", "offset": 1}},
+		{"max_tokens with uris", map[string]any{"uris": []string{"l.txt"}, "max_tokens": 100}},
+		{"cursor without max_tokens", map[string]any{"uri": "l.txt", "cursor": "x"}},
+		{"uri and uris", map[string]any{"uri": "l.txt", "uris": []string{"l.txt"}}},
+		{"nothing", map[string]any{}},
+		{"zero budget", map[string]any{"uri": "l.txt", "max_tokens": 0}},
+		{"negative offset", map[string]any{"uri": "l.txt", "offset": -1}},
+		{"wrong type", map[string]any{"uri": "l.txt", "max_tokens": "2000"}},
+		{"unknown argument", map[string]any{"uri": "l.txt", "max_token": 2000}},
+		{"too many uris", map[string]any{"uris": make([]string, MaxURIs+1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantCode(t, call(t, cs, "read", tc.args), reader.CodeInvalidArgument)
+		})
+	}
+	r := call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 20})
+	wantCode(t, r, reader.CodeBudgetTooSmall)
+	if !strings.Contains(r.text, "at least") {
+		t.Fatalf("budget_too_small does not name the smallest budget: %s", r.text)
+	}
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "not-a-cursor"}), reader.CodeInvalidCursor)
+}
+
+// TestConfinement: nothing outside the roots is read through the protocol.
+func TestConfinement(t *testing.T) {
+	e := newEnv(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("outside secret\n"), 0o644)
+	e.write(t, "ok.md", "fine\n")
+	e.write(t, ".env", "SECRET=1\n")
+	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(e.dir, "link-out"))
+	os.Symlink("../"+filepath.Base(outside), filepath.Join(e.dir, "dir-out"))
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), "", nil)
+	rel, _ := filepath.Rel(e.dir, filepath.Join(outside, "secret.txt"))
+	for _, name := range []string{
+		"../" + filepath.Base(outside) + "/secret.txt",
+		rel,
+		filepath.Join(outside, "secret.txt"),
+		"file://" + filepath.Join(outside, "secret.txt"),
+		"file://" + e.dir + "/../" + filepath.Base(outside) + "/secret.txt",
+		"link-out",
+		"dir-out/secret.txt",
+		".env",
+		"/etc/passwd",
+	} {
+		for _, args := range []map[string]any{{"uri": name}, {"uri": name, "max_tokens": 500}} {
+			r := call(t, cs, "read", args)
+			if !r.isError || strings.Contains(r.text, "outside secret") || strings.Contains(r.text, "SECRET") {
+				t.Fatalf("%v: %s", args, r.text)
+			}
+		}
+	}
+	done := make(chan result, 1)
+	go func() { done <- call(t, cs, "read", map[string]any{"uri": "fifo", "max_tokens": 500}) }()
+	select {
+	case r := <-done:
+		wantCode(t, r, reader.CodeNotText)
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a FIFO hangs")
+	}
+	wantCode(t, call(t, cs, "list", map[string]any{"uri": "../"}), reader.CodeNotFound)
+}
+
+// TestTokens: a call without a valid token is refused at the door; a
+// revoked token or a narrowed allow list holds from the first call after
+// the file is read again.
+func TestTokens(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "docs/a.md", strings.Repeat("docs text\n", 300))
+	e.write(t, "other/b.md", "other\n")
+	alice := e.addToken(t, "alice", "docs/**")
+	s := e.server(t, serverOpts{})
+	clock := time.Now()
+	s.cfg.Tokens.now = func() time.Time { return clock }
+	url := serveHTTP(t, s)
+	for _, tok := range []string{"", "folio_wrong"} {
+		if _, err := tryDialHTTP(url, tok, nil); err == nil {
+			t.Fatalf("token %q let in", tok)
+		}
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{}`))
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("token %q: HTTP %d", tok, resp.StatusCode)
+		}
+	}
+	cs := dialHTTP(t, url, alice, nil)
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "other/b.md"}), reader.CodeNotFound)
+	r := call(t, cs, "read", map[string]any{"uri": "docs/a.md", "max_tokens": 200})
+	page, _ := pager.Decode([]byte(r.text))
+	next := map[string]any{"uri": "docs/a.md", "max_tokens": 200, "cursor": *page.NextCursor}
+
+	// Narrow alice to other/**: the continuation stops once the file is
+	// read again, ReloadEvery after the last read.
+	var f tokenFile
+	b, _ := os.ReadFile(e.tokens)
+	json.Unmarshal(b, &f)
+	f.Tokens[0].Allow = []string{"other/**"}
+	b, _ = json.Marshal(f)
+	writeAtomic(e.tokens, b)
+	if r := call(t, cs, "read", next); r.isError {
+		t.Fatalf("before the reload: %s", r.text)
+	}
+	clock = clock.Add(ReloadEvery)
+	wantCode(t, call(t, cs, "read", next), reader.CodeNotFound)
+	if r := call(t, cs, "read", map[string]any{"uri": "other/b.md"}); r.isError {
+		t.Fatalf("the widened list: %s", r.text)
+	}
+
+	// Revoke every token: the session's next call is refused.
+	writeAtomic(e.tokens, []byte(`{"tokens":[]}`))
+	clock = clock.Add(ReloadEvery)
+	if _, err := cs.CallTool(context.Background(), toolCall("read", map[string]any{"uri": "other/b.md"})); err == nil {
+		t.Fatal("a revoked token still reads")
+	}
+
+	// A broken file lets nobody in, and a fixed one lets them back.
+	bob := e.addToken(t, "bob")
+	os.WriteFile(e.tokens, []byte(`{"tokens":[`), 0o600)
+	clock = clock.Add(ReloadEvery)
+	if _, err := tryDialHTTP(url, bob, nil); err == nil {
+		t.Fatal("a broken tokens file let a token in")
+	}
+	os.Remove(e.tokens)
+	bob = e.addToken(t, "bob")
+	clock = clock.Add(ReloadEvery)
+	dialHTTP(t, url, bob, nil)
+}
+
+func TestCheckAddress(t *testing.T) {
+	for _, tc := range []struct {
+		addr   string
+		tokens bool
+		ok     bool
+	}{
+		{"127.0.0.1:8080", false, true},
+		{"[::1]:8080", false, true},
+		{"localhost:0", false, true},
+		{":8080", false, false},
+		{"0.0.0.0:8080", false, false},
+		{"192.0.2.1:8080", false, false},
+		{":8080", true, true},
+		{"no-port", true, false},
+	} {
+		warn, err := CheckAddress(tc.addr, tc.tokens)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s tokens=%v: %v", tc.addr, tc.tokens, err)
+		}
+		if err == nil && !tc.tokens && warn == "" {
+			t.Errorf("%s: no warning without tokens", tc.addr)
+		}
+	}
+}
+
+func TestTokensFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	tok, err := AddToken(path, "alice", []string{"docs/**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), tok) || !strings.Contains(string(b), HashToken(tok)) {
+		t.Fatalf("the file holds %s", b)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", info.Mode())
+	}
+	tk, err := OpenTokens(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := tk.lookup(HashToken(tok)); !ok || id.Subject != "alice" || id.Allow[0] != "docs/**" {
+		t.Fatalf("lookup: %v %v", id, ok)
+	}
+	for _, bad := range []struct{ subject, glob string }{{"", ""}, {"has space", ""}, {"alice", "[bad"}} {
+		var allow []string
+		if bad.glob != "" {
+			allow = []string{bad.glob}
+		}
+		if _, err := AddToken(path, bad.subject, allow); err == nil {
+			t.Errorf("AddToken(%q, %q) passed", bad.subject, bad.glob)
+		}
+	}
+	for _, content := range []string{`{"tokens":[{"subject":"a","token_sha256":"xyz"}]}`, `{"tokens":[],"extra":1}`, `not json`} {
+		os.WriteFile(path, []byte(content), 0o600)
+		if _, err := OpenTokens(path, nil); err == nil {
+			t.Errorf("OpenTokens took %s", content)
+		}
+	}
+}

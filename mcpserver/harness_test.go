@@ -1,0 +1,216 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+)
+
+// counters caches the loaded vocabularies across tests.
+var counters sync.Map
+
+func counter(t testing.TB, name string) pager.Counter {
+	t.Helper()
+	if c, ok := counters.Load(name); ok {
+		return c.(pager.Counter)
+	}
+	c, err := pager.NewCounter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters.Store(name, c)
+	return c
+}
+
+// env is a served directory and what serves it.
+type env struct {
+	dir    string
+	fs     *fsview.FS
+	ring   *cursor.Ring
+	tokens string // path of the tokens file, "" without
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	dir := t.TempDir()
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny(), MaxFileBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	ring, err := cursor.NewRing(bytes.Repeat([]byte{9}, cursor.KeyLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{dir: dir, fs: fs, ring: ring}
+}
+
+func (e *env) write(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(e.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fsview.URI(p)
+}
+
+// addToken adds a token for subject to the env's tokens file.
+func (e *env) addToken(t testing.TB, subject string, allow ...string) string {
+	t.Helper()
+	if e.tokens == "" {
+		e.tokens = filepath.Join(t.TempDir(), "tokens.json")
+	}
+	tok, err := AddToken(e.tokens, subject, allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+type serverOpts struct {
+	stateless bool
+	counter   string
+	// local serves without the tokens file, as stdio does.
+	local bool
+}
+
+func (e *env) server(t testing.TB, o serverOpts) *Server {
+	t.Helper()
+	if o.counter == "" {
+		o.counter = pager.O200kBase
+	}
+	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test"}
+	if e.tokens != "" && !o.local {
+		tk, err := OpenTokens(e.tokens, cfg.Logger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tokens = tk
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// serveHTTP serves s on loopback and returns the /mcp endpoint.
+func serveHTTP(t testing.TB, s *Server) string {
+	t.Helper()
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// dialHTTP connects a go-sdk client to endpoint with token ("" for none).
+func dialHTTP(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := tryDialHTTP(endpoint, token, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func tryDialHTTP(endpoint, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if token != "" {
+		hc.Transport = bearer{token, http.DefaultTransport}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
+}
+
+// dialMemory connects a client to s in memory, as stdio would.
+func dialMemory(t testing.TB, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := c.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// result is a tool answer, read the way a model would.
+type result struct {
+	text    string
+	isError bool
+	code    string
+	meta    mcp.Meta
+	raw     *mcp.CallToolResult
+}
+
+func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) result {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content blocks", tool, len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content is %T", tool, res.Content[0])
+	}
+	r := result{text: tc.Text, isError: res.IsError, meta: res.Meta, raw: res}
+	if res.IsError {
+		var body struct {
+			Error struct{ Code, Message string }
+		}
+		if err := json.Unmarshal([]byte(tc.Text), &body); err != nil || body.Error.Code == "" || body.Error.Message == "" {
+			t.Fatalf("%s: error body %q is not the contract's", tool, tc.Text)
+		}
+		r.code = body.Error.Code
+	}
+	return r
+}
+
+// wantCode fails unless r is the error code.
+func wantCode(t testing.TB, r result, code string) {
+	t.Helper()
+	if !r.isError || r.code != code {
+		t.Fatalf("got %q, want error %s", r.text, code)
+	}
+}
+
+func toolCall(name string, args map[string]any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: args}
+}

@@ -1,0 +1,81 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// seedLine is the seed's hard line: CJK, emoji, quotes, backslashes.
+var seedLine = strings.Repeat("中文🙂 \"quoted\" \\ path ", 600)
+
+// pageAll reads uri to the end at budget and checks each page against the
+// contract; it returns the contents joined and the pages.
+func pageAll(t testing.TB, cs *mcp.ClientSession, c pager.Counter, uri string, budget int) (string, []pager.Decoded) {
+	t.Helper()
+	var got strings.Builder
+	var pages []pager.Decoded
+	args := map[string]any{"uri": uri, "max_tokens": budget}
+	for i := 0; ; i++ {
+		r := call(t, cs, "read", args)
+		if r.isError {
+			t.Fatalf("page %d: %s", i+1, r.text)
+		}
+		if r.raw.StructuredContent != nil {
+			t.Fatal("a page carries structuredContent")
+		}
+		if n := c.Count(r.text); n > budget {
+			t.Fatalf("page %d counts %d tokens, over %d", i+1, n, budget)
+		} else if tok, _ := r.meta[MetaTokens].(float64); int(tok) != n || r.meta[MetaTokenizer] != c.Name() {
+			t.Fatalf("page %d _meta %v, counted %d", i+1, r.meta, n)
+		}
+		p, err := pager.Decode([]byte(r.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+		got.WriteString(p.Content)
+		if !p.HasMore {
+			return got.String(), pages
+		}
+		args["cursor"] = *p.NextCursor
+	}
+}
+
+func TestReadPagesEveryTransport(t *testing.T) {
+	e := newEnv(t)
+	text := "# Title\r\n\ufeffBOM inside\r\n" + seedLine + "\n" + strings.Repeat("plain line\n", 300)
+	uri := e.write(t, "docs/hard.md", text)
+	tok := e.addToken(t, "alice")
+	c := counter(t, pager.O200kBase)
+	for _, tc := range []struct {
+		name string
+		dial func(t *testing.T) *mcp.ClientSession
+	}{
+		{"memory", func(t *testing.T) *mcp.ClientSession {
+			return dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+		}},
+		{"http", func(t *testing.T) *mcp.ClientSession {
+			return dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
+		}},
+		{"http stateless", func(t *testing.T) *mcp.ClientSession {
+			return dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{stateless: true})), tok, nil)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := tc.dial(t)
+			for _, budget := range []int{300, 2000} {
+				got, pages := pageAll(t, cs, c, "docs/hard.md", budget)
+				if got != text {
+					t.Fatalf("budget %d: reconstruction differs (%d bytes, want %d)", budget, len(got), len(text))
+				}
+				if len(pages) < 2 || pages[0].URI != uri {
+					t.Fatalf("budget %d: %d pages, uri %s", budget, len(pages), pages[0].URI)
+				}
+			}
+		})
+	}
+}

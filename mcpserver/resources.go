@@ -1,0 +1,151 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// resourcePageSize is how many files one resources/list answer holds.
+const resourcePageSize = 200
+
+// fileTemplate matches every file:// URI; the read handler confines it.
+const fileTemplate = "file:///{+path}"
+
+func (s *Server) addResources() {
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "file",
+		URITemplate: fileTemplate,
+		Description: "A text file under the served roots, whole (use the read tool to page it).",
+		MIMEType:    "text/plain",
+	}, s.readResource)
+	s.mcp.AddReceivingMiddleware(s.listResources)
+}
+
+// readResource answers resources/read: the file's whole text (within the
+// size cap) and its version in _meta.
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	c, err := s.caller(ctx, req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	uri := req.Params.URI
+	f, err := c.fs.Regular(uri)
+	if err != nil {
+		return nil, resourceError(uri, err)
+	}
+	snap, err := c.fs.Snapshot(ctx, f, 0, -1)
+	if err != nil {
+		return nil, resourceError(uri, err)
+	}
+	return &mcp.ReadResourceResult{
+		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},
+		Meta:     mcp.Meta{MetaVersion: snap.Version.String()},
+	}, nil
+}
+
+// resourceError is the JSON-RPC error of a failed resource request: the
+// SDK's resource-not-found for a missing or hidden file, otherwise invalid
+// params with the error body of the page contract as data.
+func resourceError(uri string, err error) error {
+	e := reader.AsError(err)
+	if e.Code == reader.CodeNotFound {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message, Data: e.JSON()}
+}
+
+// listPosition is where a resources/list page resumes.
+type listPosition struct {
+	Root  int    `json:"r"`
+	After string `json:"a"`
+}
+
+// listResources answers resources/list itself, since what a caller may see
+// depends on the caller: the visible text files of every root, in walk
+// order, a page at a time.
+func (s *Server) listResources(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r, ok := req.(*mcp.ListResourcesRequest)
+		if method != "resources/list" || !ok {
+			return next(ctx, method, req)
+		}
+		c, err := s.caller(ctx, r.Extra)
+		if err != nil {
+			return nil, err
+		}
+		var pos listPosition
+		if r.Params != nil && r.Params.Cursor != "" {
+			b, err := base64.RawURLEncoding.DecodeString(r.Params.Cursor)
+			if err != nil || json.Unmarshal(b, &pos) != nil || pos.Root < 0 || pos.Root >= len(c.fs.Roots()) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid resources/list cursor: pass nextCursor unchanged"}
+			}
+		}
+		return s.resourcePage(ctx, c.fs, pos)
+	}
+}
+
+// errPageFull stops the walk once a page and one more file are found.
+var errPageFull = errors.New("page full")
+
+func (s *Server) resourcePage(ctx context.Context, view *fsview.FS, pos listPosition) (*mcp.ListResourcesResult, error) {
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	var last listPosition
+	roots := view.Roots()
+	for i := pos.Root; i < len(roots); i++ {
+		d, err := view.Resolve(roots[i])
+		if err != nil {
+			return nil, fmt.Errorf("root %s: %w", roots[i], err)
+		}
+		after := ""
+		if i == pos.Root {
+			after = pos.After
+		}
+		err = view.List(ctx, d, fsview.ListOptions{After: after}, func(f fsview.File) error {
+			if f.IsDir() || !view.LooksText(f) {
+				return nil
+			}
+			if len(res.Resources) == resourcePageSize {
+				return errPageFull
+			}
+			res.Resources = append(res.Resources, &mcp.Resource{URI: f.URI, Name: f.Rel, MIMEType: "text/plain", Size: f.Size()})
+			last = listPosition{Root: i, After: f.Rel}
+			return nil
+		})
+		if errors.Is(err, errPageFull) {
+			b, _ := json.Marshal(last)
+			res.NextCursor = base64.RawURLEncoding.EncodeToString(b)
+			return res, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// subscribe lets a caller subscribe to a file it can see, by its canonical
+// URI (the one resources/list and pages give).
+func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	c, err := s.caller(ctx, req.Extra)
+	if err != nil {
+		return err
+	}
+	uri := req.Params.URI
+	f, err := c.fs.Regular(uri)
+	if err != nil {
+		return resourceError(uri, err)
+	}
+	if f.URI != uri {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("subscribe to the canonical URI %s", f.URI)}
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zeebo/blake3"
+)
+
+func TestResources(t *testing.T) {
+	e := newEnv(t)
+	for i := range resourcePageSize + 50 {
+		e.write(t, fmt.Sprintf("d%d/f%03d.md", i%3, i), fmt.Sprintf("file %d\n", i))
+	}
+	e.write(t, "bin.dat", "a\x00b")
+	e.write(t, ".env", "SECRET=1\n")
+	e.write(t, "secret/s.md", "hidden from alice\n")
+	alice := e.addToken(t, "alice", "d*/**")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), alice, nil)
+	ctx := context.Background()
+	seen := map[string]bool{}
+	pages := 0
+	for res, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[res.URI] {
+			t.Fatalf("%s listed twice", res.URI)
+		}
+		seen[res.URI] = true
+		if res.MIMEType != "text/plain" || res.Size == 0 {
+			t.Fatalf("%+v", res)
+		}
+	}
+	first, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.NextCursor != "" {
+		pages++
+	}
+	if len(seen) != resourcePageSize+50 || pages != 1 || len(first.Resources) != resourcePageSize {
+		t.Fatalf("%d resources, first page %d, paged %v", len(seen), len(first.Resources), pages)
+	}
+	if _, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "garbage"}); err == nil {
+		t.Fatal("a bad cursor was taken")
+	}
+	tmpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != fileTemplate {
+		t.Fatalf("%v %+v", err, tmpl)
+	}
+	uri := e.write(t, "d1/read me.md", "whole text\r\nhere")
+	got, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := blake3.Sum256([]byte("whole text\r\nhere"))
+	if got.Contents[0].Text != "whole text\r\nhere" || got.Meta[MetaVersion] != fmt.Sprintf("%x", sum[:16]) {
+		t.Fatalf("%+v %v", got.Contents[0], got.Meta)
+	}
+	for _, name := range []string{"secret/s.md", ".env", "bin.dat", "nope.md", "../x"} {
+		u := "file://" + filepath.ToSlash(e.fs.Roots()[0]) + "/" + name
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}); err == nil {
+			t.Errorf("%s was read", name)
+		}
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err == nil {
+			t.Errorf("subscribed to %s", name)
+		}
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///etc/passwd"}); err == nil {
+		t.Error("read /etc/passwd")
+	}
+}
+
+// TestSubscriptions: a subscribed client hears of a write to its file, and
+// every client hears of a file that appears.
+func TestSubscriptions(t *testing.T) {
+	e := newEnv(t)
+	uri := e.write(t, "docs/watched.md", "v1\n")
+	other := e.write(t, "docs/other.md", "other\n")
+	tok := e.addToken(t, "alice", "docs/**")
+	for _, tc := range []struct {
+		name string
+		dial func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession
+	}{
+		{"memory", func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+			return dialMemory(t, s, opts)
+		}},
+		{"http", func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+			return dialHTTP(t, serveHTTP(t, s), tok, opts)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := e.server(t, serverOpts{local: tc.name == "memory"})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			watching := make(chan error, 1)
+			go func() { watching <- s.Watch(ctx) }()
+			updated := make(chan string, 16)
+			listChanged := make(chan struct{}, 16)
+			cs := tc.dial(t, s, &mcp.ClientOptions{
+				ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+					updated <- r.Params.URI
+				},
+				ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+					listChanged <- struct{}{}
+				},
+			})
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+			// The watcher may not be in place yet: write until heard.
+			deadline := time.After(20 * time.Second)
+			for i := 0; ; i++ {
+				os.WriteFile(filepath.Join(e.dir, "docs/other.md"), []byte("not subscribed\n"), 0o644)
+				os.WriteFile(filepath.Join(e.dir, "docs/watched.md"), []byte(fmt.Sprintf("v%d\n", i+2)), 0o644)
+				select {
+				case got := <-updated:
+					if got == other {
+						t.Fatal("told of a file it did not subscribe to")
+					}
+					if got != uri {
+						t.Fatalf("updated %s", got)
+					}
+				case <-time.After(200 * time.Millisecond):
+					continue
+				case <-deadline:
+					t.Fatal("no resources/updated after a write")
+				}
+				break
+			}
+			e.write(t, fmt.Sprintf("docs/new-%s.md", tc.name), "new\n")
+			select {
+			case <-listChanged:
+			case <-deadline:
+				t.Fatal("no resources/list_changed after a file appeared")
+			}
+			cancel()
+			if err := <-watching; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

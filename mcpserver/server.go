@@ -1,0 +1,213 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// LocalSubject is the subject of a caller that shows no token: over stdio,
+// and over HTTP on loopback when no tokens file is given.
+const LocalSubject = "local"
+
+// Config is what a Server serves and how.
+type Config struct {
+	// FS is the view of the served roots, with its deny list and size cap.
+	FS *fsview.FS
+	// Cursors signs and verifies cursors.
+	Cursors *cursor.Codec
+	// Counter counts the tokens of pages.
+	Counter pager.Counter
+	// Tokens, when set, is required over HTTP: every call shows a bearer
+	// token from it and sees only its allow list.
+	Tokens *Tokens
+	// Stateless serves HTTP without sessions, for replicas behind a load
+	// balancer; there are no subscriptions then.
+	Stateless bool
+	// Version is reported to clients.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server is folio's MCP server. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+	mcp *mcp.Server
+}
+
+// New builds the server with its tools and resources.
+func New(cfg Config) (*Server, error) {
+	if cfg.FS == nil || cfg.Cursors == nil || cfg.Counter == nil {
+		return nil, errors.New("mcpserver: FS, Cursors and Counter are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	opts := &mcp.ServerOptions{
+		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
+			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
+		Logger:   cfg.Logger,
+		PageSize: resourcePageSize,
+	}
+	if !cfg.Stateless {
+		opts.SubscribeHandler = s.subscribe
+		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
+	s.addTools()
+	s.addResources()
+	s.mcp.AddReceivingMiddleware(s.logCalls)
+	return s, nil
+}
+
+// RunStdio serves one client over stdin and stdout until it leaves or ctx
+// ends. The caller is LocalSubject.
+func (s *Server) RunStdio(ctx context.Context) error {
+	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+}
+
+// Connect serves one client over t, as RunStdio does over stdio.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(ctx, t, nil)
+}
+
+// sessionTimeout closes an HTTP session idle this long.
+const sessionTimeout = 30 * time.Minute
+
+// Handler serves Streamable HTTP at /mcp: bearer tokens when the server has
+// a tokens file, the SDK's DNS-rebinding protection for loopback, and
+// cross-origin protection against browsers.
+func (s *Server) Handler() http.Handler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:      s.cfg.Stateless,
+		Logger:         s.log,
+		SessionTimeout: sessionTimeout,
+	})
+	if s.cfg.Tokens != nil {
+		h = auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	}
+	h = http.NewCrossOriginProtection().Handler(h)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	return mux
+}
+
+// CheckAddress says whether serving HTTP on addr is allowed: without
+// tokens, only on a loopback address, and then with a warning to log.
+func CheckAddress(addr string, withTokens bool) (warning string, err error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--http %q: %w", addr, err)
+	}
+	if withTokens {
+		return "", nil
+	}
+	if !isLoopback(host) {
+		return "", fmt.Errorf("--http %s: without --tokens, folio serves only on a loopback address (127.0.0.1, [::1], localhost); give --tokens FILE to serve on %q", addr, host)
+	}
+	return "serving HTTP without --tokens: any local process can read the served files as subject " + LocalSubject, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// logCalls logs every request with its duration; a failed one as a warning.
+func (s *Server) logCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		start := time.Now()
+		res, err := next(ctx, method, req)
+		attrs := []any{"method", method, "ms", float64(time.Since(start).Microseconds()) / 1000}
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			attrs = append(attrs, "tool", p.Name)
+		}
+		switch r := res.(type) {
+		case *mcp.CallToolResult:
+			if r != nil && r.IsError {
+				attrs = append(attrs, "tool_error", true)
+			}
+		}
+		if err != nil {
+			s.log.Warn("request failed", append(attrs, "err", err)...)
+		} else {
+			s.log.Debug("request", attrs...)
+		}
+		return res, err
+	}
+}
+
+// caller is who is calling and the file view they get.
+type caller struct {
+	subject string
+	fs      *fsview.FS
+	reader  *reader.Reader
+}
+
+// identityKey is where verifyToken leaves the token's hash in the token
+// info, so that each call can look it up again.
+const identityKey = "folio/token_sha256"
+
+// verifyToken is the bearer-token check of every HTTP request.
+func (s *Server) verifyToken(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	hash := HashToken(token)
+	id, ok := s.cfg.Tokens.lookup(hash)
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
+	}
+	return &auth.TokenInfo{UserID: id.Subject, Extra: map[string]any{identityKey: hash}}, nil
+}
+
+// errUnauthorized: a call with no identity where one is required.
+var errUnauthorized = errors.New("no valid bearer token: the token was revoked or the call carries none")
+
+// caller returns the caller of a request, under the tokens file as it is
+// now: a revoked token or a narrowed allow list holds from the next call.
+func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
+	view := s.cfg.FS
+	subject := LocalSubject
+	if s.cfg.Tokens != nil {
+		var ti *auth.TokenInfo
+		if extra != nil {
+			ti = extra.TokenInfo
+		}
+		if ti == nil {
+			ti = auth.TokenInfoFromContext(ctx)
+		}
+		if ti == nil {
+			return nil, errUnauthorized
+		}
+		hash, _ := ti.Extra[identityKey].(string)
+		id, ok := s.cfg.Tokens.lookup(hash)
+		if !ok || id.Subject != ti.UserID {
+			return nil, errUnauthorized
+		}
+		subject = id.Subject
+		if len(id.Allow) > 0 {
+			v, err := view.Restrict(id.Allow)
+			if err != nil {
+				return nil, err
+			}
+			view = v
+		}
+	}
+	return &caller{subject: subject, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+}

@@ -1,0 +1,214 @@
+package mcpserver
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Identity is who a bearer token speaks for and what it may see.
+type Identity struct {
+	// Subject names the caller; cursors are bound to it.
+	Subject string
+	// Allow holds doublestar globs over paths relative to a root; empty
+	// means every visible file.
+	Allow []string
+}
+
+// tokenFile is the JSON of a tokens file.
+type tokenFile struct {
+	Tokens []tokenEntry `json:"tokens"`
+}
+
+type tokenEntry struct {
+	Subject     string   `json:"subject"`
+	TokenSHA256 string   `json:"token_sha256"`
+	Allow       []string `json:"allow,omitempty"`
+}
+
+// ReloadEvery is how often a tokens file is read again, at most: a change
+// takes effect on the first call after it.
+const ReloadEvery = time.Second
+
+// Tokens is a bearer-token file, read again when it changes. A file that
+// cannot be read or parsed lets nobody in until it is fixed.
+type Tokens struct {
+	path string
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu      sync.Mutex
+	checked time.Time
+	sum     [sha256.Size]byte
+	byHash  map[string]Identity
+}
+
+// OpenTokens reads the tokens file at path. It fails if the file cannot be
+// read or is not valid, so that serve does not start on a broken file.
+// Reloads are logged to log (nil: not logged).
+func OpenTokens(path string, log *slog.Logger) (*Tokens, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := &Tokens{path: path, log: log, now: time.Now}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokens file: %w", err)
+	}
+	byHash, err := parseTokens(b)
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	t.byHash, t.sum, t.checked = byHash, sha256.Sum256(b), t.now()
+	return t, nil
+}
+
+// lookup returns the identity of a token, given as the hex SHA-256 of the
+// token, reading the file again when ReloadEvery has passed.
+func (t *Tokens) lookup(hash string) (Identity, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now := t.now(); now.Sub(t.checked) >= ReloadEvery || now.Before(t.checked) {
+		t.checked = now
+		t.reload()
+	}
+	id, ok := t.byHash[hash]
+	return id, ok
+}
+
+func (t *Tokens) reload() {
+	b, err := os.ReadFile(t.path)
+	if err == nil && sha256.Sum256(b) == t.sum {
+		return
+	}
+	var byHash map[string]Identity
+	if err == nil {
+		byHash, err = parseTokens(b)
+	}
+	if err != nil {
+		if t.byHash != nil {
+			t.log.Error("tokens file unusable: refusing every token until it is fixed", "path", t.path, "err", err)
+		}
+		t.byHash, t.sum = nil, [sha256.Size]byte{}
+		return
+	}
+	t.log.Info("tokens file reloaded", "path", t.path, "tokens", len(byHash))
+	t.byHash, t.sum = byHash, sha256.Sum256(b)
+}
+
+var (
+	subjectRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$`)
+	sha256RE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+func parseTokens(b []byte) (map[string]Identity, error) {
+	var f tokenFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, err
+	}
+	byHash := make(map[string]Identity, len(f.Tokens))
+	for i, e := range f.Tokens {
+		if err := checkEntry(e); err != nil {
+			return nil, fmt.Errorf("token %d: %w", i+1, err)
+		}
+		if _, dup := byHash[e.TokenSHA256]; dup {
+			return nil, fmt.Errorf("token %d: the same token_sha256 appears twice", i+1)
+		}
+		byHash[e.TokenSHA256] = Identity{Subject: e.Subject, Allow: e.Allow}
+	}
+	return byHash, nil
+}
+
+func checkEntry(e tokenEntry) error {
+	if !subjectRE.MatchString(e.Subject) {
+		return fmt.Errorf("subject %q: use 1 to 64 letters, digits and . _ @ + -, starting with a letter or digit", e.Subject)
+	}
+	if !sha256RE.MatchString(e.TokenSHA256) {
+		return errors.New("token_sha256 must be 64 lower-case hex digits")
+	}
+	for _, g := range e.Allow {
+		if !doublestar.ValidatePattern(g) {
+			return fmt.Errorf("invalid allow glob %q", g)
+		}
+	}
+	return nil
+}
+
+// HashToken is the hex SHA-256 of a token, as a tokens file stores it.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// tokenPrefix marks folio's tokens, so a leaked one is easy to spot.
+const tokenPrefix = "folio_"
+
+// AddToken creates a random token for subject with the given allow list,
+// stores its SHA-256 in the tokens file at path (created 0600 if missing,
+// replaced atomically) and returns the token, which is stored nowhere.
+func AddToken(path, subject string, allow []string) (string, error) {
+	var f tokenFile
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return "", err
+	default:
+		if _, err := parseTokens(b); err != nil {
+			return "", fmt.Errorf("tokens file %s: %w", path, err)
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			return "", err
+		}
+	}
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	e := tokenEntry{Subject: subject, TokenSHA256: HashToken(token), Allow: allow}
+	if err := checkEntry(e); err != nil {
+		return "", err
+	}
+	f.Tokens = append(f.Tokens, e)
+	out, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return token, writeAtomic(path, append(out, '\n'))
+}
+
+// writeAtomic replaces path with b through a temporary file in the same
+// directory, mode 0600.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tokens-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
