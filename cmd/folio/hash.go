@@ -54,12 +54,16 @@ func versionCommand() *cli.Command {
 		Name:  "version",
 		Usage: "print folio's version",
 		Action: func(c *cli.Context) error {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			_, err := fmt.Fprintf(c.App.Writer, "folio %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(c.App.Writer, "folio %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
+}
+
+// version is folio's module version, "(devel)" for a build from a work tree.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

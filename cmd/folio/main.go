@@ -2,8 +2,10 @@
 //
 // Usage:
 //
-//	folio read [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
-//	folio verify [--max-tokens N[,N…]] [--json] PATH…
+//	folio serve --root DIR [--root DIR…] [--http ADDR] [--tokens FILE] [--stateless]
+//	folio token add --tokens FILE --subject NAME [--allow GLOB…]
+//	folio read [--server URL [--token T]] [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
+//	folio verify [--server URL [--token T]] [--max-tokens N[,N…]] [--json] PATH…
 //	folio count PATH… | -
 //	folio hash PATH…
 //	folio version
@@ -34,6 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Writer:    stdout,
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
+			serveCommand(),
+			tokenCommand(),
 			readCommand(),
 			verifyCommand(),
 			countCommand(),

@@ -44,6 +44,8 @@ func readCommand() *cli.Command {
 returns, and a newline; pass its next_cursor with --cursor for the next page.
 --all prints every page as JSON Lines from one read of the file. Without
 --max-tokens, prints the file's lines (--offset and --limit count lines from 0).
+With --server, the same read goes through the read tool of that MCP server, and
+PATH is sent as it is (a file:// URI, or a path the server resolves).
 
 Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 5 invalid or expired cursor, 6 version conflict, 7 budget too small, 1 other.`,
@@ -55,7 +57,7 @@ Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 			&cli.IntFlag{Name: "limit", EnvVars: []string{"FOLIO_LIMIT"}, Usage: "line mode: how many lines (default: to the end)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
-		}, cursorFlags()...),
+		}, append(serverFlags(), cursorFlags()...)...),
 		Action: readAction,
 	}
 }
@@ -65,7 +67,11 @@ func readAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(c, "read takes one PATH")
 	}
-	args := reader.Args{URI: localName(c.Args().First()), Cursor: c.String("cursor")}
+	name := c.Args().First()
+	if !c.IsSet("server") {
+		name = localName(name)
+	}
+	args := reader.Args{URI: name, Cursor: c.String("cursor")}
 	if c.IsSet("max-tokens") {
 		n := c.Int("max-tokens")
 		args.MaxTokens = &n
@@ -79,11 +85,17 @@ func readAction(c *cli.Context) error {
 		args.Limit = &n
 	}
 	paged, err := args.Paged()
+	if err == nil {
+		err = checkServerFlags(c)
+	}
 	if err == nil && c.Bool("all") && !paged {
 		err = usageError(c, "--all pages the file: give --max-tokens")
 	}
 	if err != nil {
 		return fail(c, paged || args.MaxTokens != nil || args.Cursor != "", err)
+	}
+	if c.IsSet("server") {
+		return remoteRead(c, args, paged)
 	}
 	rd, closeFS, err := localReader(c, paged)
 	if err != nil {
@@ -119,6 +131,51 @@ func readAction(c *cli.Context) error {
 		return fail(c, true, err)
 	}
 	return nil
+}
+
+// remoteRead does the read through the read tool of --server.
+func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
+	cl, err := dialServer(c)
+	if err != nil {
+		return fail(c, paged, err)
+	}
+	defer cl.Close()
+	out := c.App.Writer
+	if !paged {
+		call := map[string]any{"uri": args.URI}
+		if args.Offset != nil {
+			call["offset"] = *args.Offset
+		}
+		if args.Limit != nil {
+			call["limit"] = *args.Limit
+		}
+		text, err := cl.Call(c.Context, "read", call)
+		if err != nil {
+			return fail(c, false, err)
+		}
+		_, err = out.Write(text)
+		return err
+	}
+	for cur := args.Cursor; ; {
+		text, err := cl.Page(c.Context, args.URI, *args.MaxTokens, cur)
+		if err != nil {
+			return fail(c, true, err)
+		}
+		if _, err := fmt.Fprintf(out, "%s\n", text); err != nil {
+			return err
+		}
+		if !c.Bool("all") {
+			return nil
+		}
+		p, err := pager.Decode(text)
+		if err != nil {
+			return fail(c, true, fmt.Errorf("the server's page is not a page: %w", err))
+		}
+		if !p.HasMore || p.NextCursor == nil {
+			return nil
+		}
+		cur = *p.NextCursor
+	}
 }
 
 // fail reports a read error: a line on stderr, the JSON error body on

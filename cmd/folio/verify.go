@@ -23,14 +23,19 @@ func verifyCommand() *cli.Command {
 counts at most its budget (recounted from the page's bytes), that the pages give
 back the file byte for byte, and that the version is the BLAKE3 of the bytes.
 Non-text, denied and too-large files are skipped and counted. Exits 1 on any
-failure.`,
-		Flags: []cli.Flag{
+failure.
+
+With --server, the PATHs are URIs (or paths the server resolves) paged through
+that MCP server's read tool, directories listed with its list tool: each page
+must count at most its budget with the local --tokenizer, and the BLAKE3 of the
+bytes the pages give back must equal their version. No local copy is needed.`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
 			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
-		},
+		}, serverFlags()...),
 		Action: verifyAction,
 	}
 }
@@ -45,12 +50,23 @@ func verifyAction(c *cli.Context) error {
 	}
 	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
 	progress := progressBar(c)
-	for _, arg := range c.Args().Slice() {
-		r, err := verifyPath(c, localName(arg), budgets, progress)
+	if err := checkServerFlags(c); err != nil {
+		return fail(c, false, err)
+	}
+	if c.IsSet("server") {
+		r, err := verifyRemote(c, budgets, progress)
 		if err != nil {
 			return fail(c, false, err)
 		}
 		rep.Merge(r)
+	} else {
+		for _, arg := range c.Args().Slice() {
+			r, err := verifyPath(c, localName(arg), budgets, progress)
+			if err != nil {
+				return fail(c, false, err)
+			}
+			rep.Merge(r)
+		}
 	}
 	if progress != nil {
 		fmt.Fprintln(c.App.ErrWriter)
@@ -92,6 +108,20 @@ func verifyPath(c *cli.Context, path string, budgets []int, progress func(int, i
 		return nil, err
 	}
 	return verify.Run(c.Context, fs, rd, []string{path}, verify.Options{Budgets: budgets, Progress: progress})
+}
+
+// verifyRemote verifies the arguments through --server.
+func verifyRemote(c *cli.Context, budgets []int, progress func(int, int)) (*verify.Report, error) {
+	counter, err := pagerCounter(c)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := dialServer(c)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return verify.RunRemote(c.Context, cl, counter, c.Args().Slice(), verify.Options{Budgets: budgets, Progress: progress})
 }
 
 func parseBudgets(s string) ([]int, error) {

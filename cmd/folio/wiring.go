@@ -11,6 +11,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/remote"
 )
 
 // localName makes a command-line path absolute against the working
@@ -88,4 +89,24 @@ func randomRing() (*cursor.Ring, error) {
 		return nil, err
 	}
 	return cursor.NewRing(key)
+}
+
+func serverFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "server", EnvVars: []string{"FOLIO_SERVER"}, Usage: "work through this MCP server's Streamable HTTP endpoint (http://host:port/mcp) instead of local files"},
+		&cli.StringFlag{Name: "token", EnvVars: []string{"FOLIO_TOKEN"}, Usage: "bearer token for --server"},
+	}
+}
+
+// checkServerFlags refuses --token without --server.
+func checkServerFlags(c *cli.Context) error {
+	if c.IsSet("token") && !c.IsSet("server") {
+		return usageError(c, "--token goes with --server")
+	}
+	return nil
+}
+
+// dialServer connects to --server.
+func dialServer(c *cli.Context) (*remote.Client, error) {
+	return remote.Dial(c.Context, c.String("server"), c.String("token"), version())
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/mcpserver"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the files under --root to MCP clients, over stdio or Streamable HTTP",
+		Description: `Without --http, speaks MCP over stdin and stdout (logs go to stderr) and the
+caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
+show a bearer token from --tokens, or, on a loopback address only, nothing.
+Relative paths in requests resolve against the first root. The default deny
+list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies; --deny adds to it.`,
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "root", Required: true, EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (repeatable; the first is where relative paths resolve)"},
+			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
+			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
+			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
+			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob, relative to a root (repeatable)"},
+			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
+			tokenizerFlag(),
+			maxFileBytesFlag(),
+		}, cursorFlags()...),
+		Action: serveAction,
+	}
+}
+
+func serveAction(c *cli.Context) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return usageError(c, "--log-level: "+err.Error())
+	}
+	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
+	if err := serve(c, log); err != nil {
+		log.Error("serve stopped", "err", err)
+		return exitError{exitFailure}
+	}
+	return nil
+}
+
+func serve(c *cli.Context, log *slog.Logger) error {
+	addr := c.String("http")
+	switch {
+	case c.Bool("stateless") && addr == "":
+		return errors.New("--stateless needs --http")
+	case c.IsSet("tokens") && addr == "":
+		return errors.New("--tokens applies to --http: over stdio the caller is the local user")
+	}
+	var tokens *mcpserver.Tokens
+	if c.IsSet("tokens") {
+		var err error
+		if tokens, err = mcpserver.OpenTokens(c.String("tokens"), log); err != nil {
+			return err
+		}
+	}
+	if addr != "" {
+		warning, err := mcpserver.CheckAddress(addr, tokens != nil)
+		if err != nil {
+			return err
+		}
+		if warning != "" {
+			log.Warn(warning)
+		}
+	}
+	counter, err := pagerCounter(c)
+	if err != nil {
+		return err
+	}
+	fs, err := fsview.Open(c.StringSlice("root"), fsview.Options{
+		Deny:         append(fsview.DefaultDeny(), c.StringSlice("deny")...),
+		MaxFileBytes: c.Int64("max-file-bytes"),
+	})
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	ring, err := cursorRing(c, true)
+	if err != nil {
+		return err
+	}
+	srv, err := mcpserver.New(mcpserver.Config{
+		FS:        fs,
+		Cursors:   cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
+		Counter:   counter,
+		Tokens:    tokens,
+		Stateless: c.Bool("stateless"),
+		Version:   version(),
+		Logger:    log,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	watching := make(chan error, 1)
+	go func() { watching <- srv.Watch(ctx) }()
+	defer func() { stop(); <-watching }()
+	log.Info("serving", "roots", fs.Roots(), "tokenizer", counter.Name(), "transport", map[bool]string{true: "http", false: "stdio"}[addr != ""])
+	if addr == "" {
+		err := srv.RunStdio(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	return serveHTTP(ctx, log, addr, srv.Handler())
+}
+
+// shutdownGrace is how long requests in flight get to finish on a signal.
+const shutdownGrace = 5 * time.Second
+
+func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "endpoint", fmt.Sprintf("http://%s/mcp", ln.Addr()))
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		// Streams still open after the grace period are cut.
+		hs.Close()
+	}
+	return nil
+}

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+)
+
+// serveProc is a running folio serve --http.
+type serveProc struct {
+	endpoint string
+	cmd      *exec.Cmd
+	done     chan error
+	stderr   *strings.Builder
+}
+
+var listeningRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// startServe starts folio serve with args (and --http 127.0.0.1:0 unless
+// args hold --http) and waits for its address. It is stopped with SIGTERM
+// at the end of the test, and must exit 0.
+func startServe(t *testing.T, env []string, args ...string) *serveProc {
+	t.Helper()
+	p, err := startProc(t, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-p.done:
+			if err != nil {
+				t.Errorf("serve exited with %v on SIGTERM:\n%s", err, p.stderr)
+			}
+		case <-time.After(20 * time.Second):
+			p.cmd.Process.Kill()
+			t.Errorf("serve did not stop on SIGTERM")
+		}
+	})
+	return p
+}
+
+func startProc(t *testing.T, env []string, args ...string) (*serveProc, error) {
+	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &serveProc{cmd: cmd, done: make(chan error, 1), stderr: &strings.Builder{}}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.stderr.WriteString(line + "\n")
+			if m := listeningRE.FindStringSubmatch(line); m != nil {
+				addr <- m[1]
+			}
+		}
+		p.done <- cmd.Wait()
+	}()
+	select {
+	case a := <-addr:
+		p.endpoint = "http://" + a + "/mcp"
+		return p, nil
+	case err := <-p.done:
+		return nil, fmt.Errorf("serve exited (%v):\n%s", err, p.stderr)
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("serve did not start:\n%s", p.stderr)
+	}
+}
+
+type bearerRT struct{ token string }
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func dial(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func httpTransport(endpoint, token string) mcp.Transport {
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if token != "" {
+		hc.Transport = bearerRT{token}
+	}
+	return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}
+}
+
+// readTool calls read and returns its text and whether it is an error.
+func readTool(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// pageThrough reads uri to the end, each page from the next client in
+// turn, and returns the contents joined.
+func pageThrough(t *testing.T, budget int, uri string, clients ...*mcp.ClientSession) string {
+	t.Helper()
+	var got strings.Builder
+	args := map[string]any{"uri": uri, "max_tokens": budget}
+	for i := 0; ; i++ {
+		text, isErr := readTool(t, clients[i%len(clients)], args)
+		if isErr {
+			t.Fatalf("page %d: %s", i+1, text)
+		}
+		p, err := pager.Decode([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString(p.Content)
+		if !p.HasMore {
+			return got.String()
+		}
+		args["cursor"] = *p.NextCursor
+	}
+}
+
+func TestServeStdio(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("中文🙂 \"quoted\" \\ path\r\n", 400)
+	write(t, dir, "docs/a.md", text)
+	cmd := exec.Command(folioBin, "serve", "--root", dir, "--log-level", "debug")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs := dial(t, &mcp.CommandTransport{Command: cmd})
+	if got := pageThrough(t, 600, "docs/a.md", cs); got != text {
+		t.Fatal("stdio pages do not give back the file")
+	}
+	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 1, "limit": 1}); isErr || got != "中文🙂 \"quoted\" \\ path\r\n" {
+		t.Fatalf("line mode: %q", got)
+	}
+	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 600, "limit": 1}); !isErr || !strings.Contains(got, "invalid_argument") {
+		t.Fatalf("mixed modes: %q", got)
+	}
+	cs.Close()
+	if !strings.Contains(stderr.String(), "msg=serving") || !strings.Contains(stderr.String(), "method=tools/call") {
+		t.Fatalf("logs on stderr: %s", stderr.String())
+	}
+}
+
+func TestServeHTTP(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("served over HTTP, 中文 and 🙂\n", 800)
+	path := write(t, dir, "docs/a.md", text)
+	write(t, dir, "docs/b.md", "short\n")
+	write(t, dir, "other/c.md", "other\n")
+	write(t, dir, "bin.dat", "\x00\x01")
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	r := folio(t, "", "token", "add", "--tokens", tokens, "--subject", "ci")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	ci := strings.TrimSpace(r.stdout)
+	r = folio(t, "", "token", "add", "--tokens", tokens, "--subject", "alice", "--allow", "docs/**")
+	alice := strings.TrimSpace(r.stdout)
+	if b, _ := os.ReadFile(tokens); strings.Contains(string(b), ci) || !strings.HasPrefix(ci, "folio_") {
+		t.Fatalf("token %q, file %s", ci, b)
+	}
+	p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--tokens", tokens)
+
+	// The command line as a client.
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--all", "--max-tokens", "500", "docs/a.md")
+	var got strings.Builder
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	for _, line := range lines {
+		pg, err := pager.Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("%v: %s %s", err, line, r.stderr)
+		}
+		got.WriteString(pg.Content)
+	}
+	if r.code != 0 || got.String() != text || len(lines) < 3 {
+		t.Fatalf("read --server --all: exit %d, %d pages, equal %v: %s", r.code, len(lines), got.String() == text, r.stderr)
+	}
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", fsview.URI(path))
+	first := decodePage(t, r.stdout)
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--cursor", *first.NextCursor, fsview.URI(path))
+	if second := decodePage(t, r.stdout); !strings.HasPrefix(text[len(first.Content):], second.Content) {
+		t.Fatal("the second page does not follow the first")
+	}
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--offset", "1", "--limit", "2", "docs/b.md")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("line mode: %d %q", r.code, r.stdout)
+	}
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", alice, "--max-tokens", "500", "other/c.md")
+	if r.code != exitNotFound || decodeError(t, r.stdout) != "not_found" {
+		t.Fatalf("outside the allow list: exit %d %s", r.code, r.stdout)
+	}
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", "folio_bad", "--max-tokens", "500", "docs/b.md")
+	if r.code != exitFailure {
+		t.Fatalf("a bad token: exit %d", r.code)
+	}
+
+	// Remote verify of the whole root, with no local reading.
+	r = folio(t, "", "verify", "--server", p.endpoint, "--token", ci, "--json", "--max-tokens", "300,2000", ".")
+	var rep struct {
+		Files, Pages, Skipped int
+		Failures              []any
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Files != 3 || rep.Skipped != 1 || len(rep.Failures) != 0 || rep.Pages < 6 {
+		t.Fatalf("verify --server: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// A budget too small for any page is a failure, not a pass.
+	r = folio(t, "", "verify", "--server", p.endpoint, "--token", ci, "--max-tokens", "30", "docs/b.md")
+	if r.code != exitFailure || !strings.Contains(r.stdout, "budget_too_small") {
+		t.Fatalf("verify at 30 tokens: exit %d %s", r.code, r.stdout)
+	}
+
+	// Narrowing alice's allow list stops her continuation without a restart.
+	cs := dial(t, httpTransport(p.endpoint, alice))
+	text1, _ := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500})
+	pg, _ := pager.Decode([]byte(text1))
+	var f struct {
+		Tokens []map[string]any `json:"tokens"`
+	}
+	b, _ := os.ReadFile(tokens)
+	json.Unmarshal(b, &f)
+	f.Tokens[1]["allow"] = []string{"other/**"}
+	b, _ = json.Marshal(f)
+	os.WriteFile(tokens+".new", b, 0o600)
+	os.Rename(tokens+".new", tokens)
+	changed := time.Now()
+	for {
+		out, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500, "cursor": *pg.NextCursor})
+		if isErr && strings.Contains(out, "not_found") {
+			break
+		}
+		if time.Since(changed) > 10*time.Second {
+			t.Fatalf("the continuation still reads after the allow list was narrowed: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("narrowed allow list took hold after %v", time.Since(changed).Round(10*time.Millisecond))
+}
+
+func decodeError(t *testing.T, s string) string {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		t.Fatalf("%v: %q", err, s)
+	}
+	return e.Error.Code
+}
+
+// TestServeStatelessReplicas: two stateless processes sharing one cursor
+// key file honour each other's cursors.
+func TestServeStatelessReplicas(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("replica text 🙂\n", 2000)
+	write(t, dir, "r.md", text)
+	key := filepath.Join(t.TempDir(), "cursor.key")
+	env := []string{"FOLIO_CURSOR_KEY_FILE=" + key}
+	a := startServe(t, env, "--root", dir, "--http", "127.0.0.1:0", "--stateless")
+	b := startServe(t, env, "--root", dir, "--http", "[::1]:0", "--stateless")
+	ca, cb := dial(t, httpTransport(a.endpoint, "")), dial(t, httpTransport(b.endpoint, ""))
+	if got := pageThrough(t, 400, "r.md", ca, cb); got != text {
+		t.Fatal("pages alternated between replicas do not give back the file")
+	}
+}
+
+func TestServeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--root", dir, "--http", "0.0.0.0:0"}, "loopback"},
+		{[]string{"--root", dir, "--http", ":0"}, "loopback"},
+		{[]string{"--root", dir, "--stateless"}, "--stateless needs --http"},
+		{[]string{"--root", dir, "--tokens", filepath.Join(dir, "t.json")}, "--tokens applies to --http"},
+		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file"},
+		{[]string{"--root", filepath.Join(dir, "missing")}, "root"},
+	} {
+		r := folio(t, "", append([]string{"serve"}, tc.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("serve %v: exit %d, %s", tc.args, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/mcpserver"
+)
+
+func tokenCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "token",
+		Usage: "manage the bearer tokens of folio serve --http",
+		Subcommands: []*cli.Command{{
+			Name:  "add",
+			Usage: "create a token for a subject, print it once, and store only its SHA-256",
+			Description: `Appends {"subject","token_sha256","allow"} to the tokens file (created 0600 when
+missing). A running folio serve picks it up within a second. --allow takes
+doublestar globs over paths relative to a root; without it the token sees every
+served file.`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "tokens", Required: true, EnvVars: []string{"FOLIO_TOKENS"}, Usage: "the tokens file"},
+				&cli.StringFlag{Name: "subject", Required: true, Usage: "who the token is for; cursors are bound to it"},
+				&cli.StringSliceFlag{Name: "allow", Usage: "a glob of files the token may read (repeatable)"},
+			},
+			Action: func(c *cli.Context) error {
+				tok, err := mcpserver.AddToken(c.String("tokens"), c.String("subject"), c.StringSlice("allow"))
+				if err != nil {
+					return fail(c, false, usageError(c, err.Error()))
+				}
+				_, err = fmt.Fprintln(c.App.Writer, tok)
+				return err
+			},
+		}},
+	}
+}

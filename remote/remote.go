@@ -1,0 +1,138 @@
+// Package remote is folio's client of a server that keeps folio's page
+// contract (folio serve, or any other): the command line's read and verify
+// with --server, over Streamable HTTP with an optional bearer token.
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// Client is one session with a server.
+type Client struct {
+	cs *mcp.ClientSession
+}
+
+// Dial connects to the Streamable HTTP endpoint (for folio serve, the URL
+// ending in /mcp) and sends token as a bearer token when it is not empty.
+func Dial(ctx context.Context, endpoint, token, version string) (*Client, error) {
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if token != "" {
+		hc.Transport = bearer{token: token, base: http.DefaultTransport}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
+	}
+	return &Client{cs: cs}, nil
+}
+
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// Close ends the session.
+func (c *Client) Close() error { return c.cs.Close() }
+
+// Call calls a tool and returns the text of its answer. An answer with
+// isError is returned as a *reader.Error when its text is the contract's
+// error body, and as a CodeInternal *reader.Error with the text otherwise.
+func (c *Client) Call(ctx context.Context, tool string, args map[string]any) ([]byte, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	var text strings.Builder
+	for _, content := range res.Content {
+		tc, ok := content.(*mcp.TextContent)
+		if !ok {
+			return nil, fmt.Errorf("%s answered %T content, not text", tool, content)
+		}
+		text.WriteString(tc.Text)
+	}
+	if res.IsError {
+		return nil, asError(text.String())
+	}
+	if len(res.Content) != 1 {
+		return nil, fmt.Errorf("%s answered %d content blocks, not one", tool, len(res.Content))
+	}
+	return []byte(text.String()), nil
+}
+
+func asError(body string) *reader.Error {
+	var b struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &b) != nil || b.Error.Code == "" {
+		return &reader.Error{Code: reader.CodeInternal, Message: "the server answered an error: " + body}
+	}
+	return &reader.Error{Code: b.Error.Code, Message: b.Error.Message}
+}
+
+// Page reads one page of uri.
+func (c *Client) Page(ctx context.Context, uri string, maxTokens int, cursor string) ([]byte, error) {
+	args := map[string]any{"uri": uri, "max_tokens": maxTokens}
+	if cursor != "" {
+		args["cursor"] = cursor
+	}
+	return c.Call(ctx, "read", args)
+}
+
+// listAnswer is the part of a list answer that Files needs.
+type listAnswer struct {
+	Root    string `json:"root"`
+	Entries []struct {
+		Path string `json:"path"`
+		Type string `json:"type"`
+	} `json:"entries"`
+	Truncated bool `json:"truncated"`
+}
+
+// Files lists the files under the directory uri, recursively, with the
+// list tool. When uri is not a directory the server can list (a file, or
+// a server without list), it is the one file.
+func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
+	text, err := c.Call(ctx, "list", map[string]any{"uri": uri, "recursive": true, "max_entries": 10000})
+	var e *reader.Error
+	if errors.As(err, &e) {
+		return []string{uri}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l listAnswer
+	if err := json.Unmarshal(text, &l); err != nil || !strings.HasPrefix(l.Root, "file://") {
+		return nil, fmt.Errorf("the list answer is not folio's: %.200s", text)
+	}
+	if l.Truncated {
+		return nil, fmt.Errorf("%s holds more than 10000 entries: verify its subdirectories one by one", uri)
+	}
+	var out []string
+	for _, en := range l.Entries {
+		if en.Type == "file" {
+			// The root URI is canonical; encode the path the same way.
+			out = append(out, strings.TrimSuffix(l.Root, "/")+strings.TrimPrefix(fsview.URI("/"+en.Path), "file://"))
+		}
+	}
+	return out, nil
+}

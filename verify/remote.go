@@ -1,0 +1,115 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// Source pages files through a server with folio's page contract. Its
+// errors are *reader.Error when the server answered with an error body.
+type Source interface {
+	// Files returns the URIs of the files under uri, or uri itself when it
+	// is a file.
+	Files(ctx context.Context, uri string) ([]string, error)
+	// Page returns the text of one page: the first with an empty cursor.
+	Page(ctx context.Context, uri string, maxTokens int, cursor string) ([]byte, error)
+}
+
+// maxRemotePages bounds the pages of one file, so that a server whose
+// cursors never end cannot hold a run.
+const maxRemotePages = 1 << 20
+
+// RunRemote verifies every file under uris through src, with no local
+// copy of the files: each page must count at most its budget with
+// counter, be a page of the contract, and the BLAKE3 of the bytes the
+// pages give back must be the pages' version. The files are checked one
+// after another (Workers is ignored).
+func RunRemote(ctx context.Context, src Source, counter pager.Counter, uris []string, opt Options) (*Report, error) {
+	if len(opt.Budgets) == 0 {
+		return nil, errors.New("verify needs at least one budget")
+	}
+	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
+	var files []string
+	for _, u := range uris {
+		fs, err := src.Files(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u, err)
+		}
+		files = append(files, fs...)
+	}
+	for i, uri := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rep.add(checkRemote(ctx, src, counter, uri, opt.Budgets))
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(files))
+		}
+	}
+	if rep.fillN > 0 {
+		rep.MeanFill = rep.fillSum / float64(rep.fillN)
+	}
+	return rep, nil
+}
+
+func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri string, budgets []int) fileResult {
+	var res fileResult
+	fail := func(budget int, format string, args ...any) {
+		res.failures = append(res.failures, Failure{URI: uri, MaxTokens: budget, Message: fmt.Sprintf(format, args...)})
+	}
+	var first []byte
+	for i, budget := range budgets {
+		var pages []pager.Page
+		var got bytes.Buffer
+		pageURI := uri
+		cur := ""
+		var err error
+		for n := 0; n < maxRemotePages; n++ {
+			var text []byte
+			if text, err = src.Page(ctx, uri, budget, cur); err != nil {
+				break
+			}
+			pages = append(pages, pager.Page{JSON: text})
+			p, derr := pager.Decode(text)
+			if derr != nil {
+				break // checkPages says why
+			}
+			if n == 0 && !strings.HasPrefix(uri, "file:") {
+				pageURI = p.URI // a relative name: its canonical URI
+			}
+			got.WriteString(p.Content)
+			if !p.HasMore || p.NextCursor == nil {
+				break
+			}
+			cur = *p.NextCursor
+		}
+		if e := reader.AsError(err); e != nil {
+			if i == 0 && len(pages) == 0 && (e.Code == reader.CodeNotText || e.Code == reader.CodeTooLarge || e.Code == reader.CodeNotFound) {
+				return fileResult{skipCode: e.Code}
+			}
+			fail(budget, "page %d: %s: %s", len(pages)+1, e.Code, e.Message)
+			continue
+		}
+		sum := blake3.Sum256(got.Bytes())
+		for _, msg := range checkPages(counter, budget, pageURI, got.Bytes(), hex.EncodeToString(sum[:fsview.VersionLen]), pages, &res) {
+			fail(budget, "%s", msg)
+		}
+		if first == nil {
+			first = bytes.Clone(got.Bytes())
+			res.bytes = int64(len(first))
+		} else if !bytes.Equal(first, got.Bytes()) {
+			fail(budget, "the pages give back other bytes than at %d tokens", budgets[0])
+		}
+	}
+	return res
+}
