@@ -21,3 +21,9 @@ fuzz:
     go test ./pager -run '^$' -fuzz FuzzReconstruction -fuzztime 60s
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
+
+# folio against @modelcontextprotocol/server-filesystem (needs npm).
+compare:
+    ./bench/fscompare.sh

@@ -1,0 +1,158 @@
+// Command fscompare reads one 1 MiB file through folio serve and through
+// @modelcontextprotocol/server-filesystem with the same go-sdk client over
+// stdio, and prints the latency of each call and the tokens of each
+// answer. Run it with bench/fscompare.sh.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+func main() {
+	folioBin := flag.String("folio", "", "the folio binary")
+	fsServer := flag.String("filesystem", "", "server-filesystem's dist/index.js")
+	n := flag.Int("n", 50, "calls per measurement")
+	budget := flag.Int("max-tokens", 2000, "folio's page budget")
+	flag.Parse()
+	if *folioBin == "" || *fsServer == "" {
+		log.Fatal("usage: fscompare -folio BIN -filesystem INDEX.JS")
+	}
+	dir, err := os.MkdirTemp("", "fscompare")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	text := goSource(1 << 20)
+	path := filepath.Join(dir, "big.go")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	folio := connect(ctx, exec.Command(*folioBin, "serve", "--root", dir, "--log-level", "error"))
+	defer folio.Close()
+	var cursors []string
+	var pageTokens []int
+	args := map[string]any{"uri": "big.go", "max_tokens": *budget}
+	start := time.Now()
+	for {
+		page := callText(ctx, folio, "read", args)
+		pageTokens = append(pageTokens, counter.Count(page))
+		p, err := pager.Decode([]byte(page))
+		if err != nil {
+			log.Fatalf("folio: %v: %.200s", err, page)
+		}
+		if !p.HasMore {
+			break
+		}
+		cursors = append(cursors, *p.NextCursor)
+		args["cursor"] = *p.NextCursor
+	}
+	whole := time.Since(start)
+	var folioLat []time.Duration
+	for i := range *n {
+		t0 := time.Now()
+		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": *budget, "cursor": cursors[(i*7)%len(cursors)]})
+		folioLat = append(folioLat, time.Since(t0))
+	}
+
+	node, err := exec.LookPath("node")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fs := connect(ctx, exec.Command(node, *fsServer, dir))
+	defer fs.Close()
+	var fsLat []time.Duration
+	var fsTokens int
+	for i := range *n {
+		t0 := time.Now()
+		answer := callText(ctx, fs, "read_text_file", map[string]any{"path": path})
+		fsLat = append(fsLat, time.Since(t0))
+		if i == 0 {
+			if answer != text {
+				log.Printf("server-filesystem's answer differs from the file (%d bytes, file %d)", len(answer), len(text))
+			}
+			fsTokens = counter.Count(answer)
+		}
+	}
+	fmt.Printf("file: %d bytes of Go source, %d tokens (o200k_base)\n", len(text), counter.Count(text))
+	fmt.Printf("%-44s %9s %9s %12s\n", "call (stdio, same go-sdk client)", "p50 ms", "p99 ms", "tokens")
+	fmt.Printf("%-44s %9.2f %9.2f %12d\n", fmt.Sprintf("folio read, continuation page (%d)", *budget), ms(folioLat, 50), ms(folioLat, 99), slices.Max(pageTokens))
+	fmt.Printf("%-44s %9.2f %9.2f %12d\n", "server-filesystem read_text_file (whole)", ms(fsLat, 50), ms(fsLat, 99), fsTokens)
+	fmt.Printf("folio, every page of the file: %d pages in %v (%.1f ms a page), %d tokens in all\n",
+		len(pageTokens), whole.Round(time.Millisecond), float64(whole.Microseconds())/1000/float64(len(pageTokens)), sum(pageTokens))
+}
+
+func connect(ctx context.Context, cmd *exec.Cmd) *mcp.ClientSession {
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fscompare", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		log.Fatalf("%s: %v", cmd.Path, err)
+	}
+	return cs
+}
+
+func callText(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) string {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		log.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	if res.IsError {
+		log.Fatalf("%s: %s", tool, b.String())
+	}
+	return b.String()
+}
+
+// goSource is size bytes of the Go distribution's net/http sources.
+func goSource(size int) string {
+	var sb strings.Builder
+	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && sb.Len() < size && strings.HasSuffix(p, ".go") {
+			data, _ := os.ReadFile(p)
+			sb.Write(data)
+		}
+		return nil
+	})
+	if sb.Len() < size {
+		log.Fatal("not enough Go source in GOROOT")
+	}
+	return sb.String()[:size]
+}
+
+func ms(d []time.Duration, pct int) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[min(len(s)*pct/100, len(s)-1)].Microseconds()) / 1000
+}
+
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}

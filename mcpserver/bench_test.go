@@ -1,0 +1,108 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// realText is 1 MiB of real Go source from the Go distribution.
+func realText(b *testing.B, size int) string {
+	b.Helper()
+	var sb strings.Builder
+	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || sb.Len() >= size || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		sb.Write(data)
+		return nil
+	})
+	if sb.Len() < size {
+		b.Skip("not enough Go source in GOROOT")
+	}
+	return sb.String()[:size]
+}
+
+// BenchmarkContinuationHTTP reads continuation pages (2,000 tokens) of a
+// 1 MiB file over Streamable HTTP on loopback, from 1 and from 8 clients
+// at once, and reports the median and p99 latency of a call and the pages
+// served per second.
+func BenchmarkContinuationHTTP(b *testing.B) {
+	e := newEnv(b)
+	text := realText(b, 1<<20)
+	e.write(b, "big.go", text)
+	tok := e.addToken(b, "bench")
+	for _, stateless := range []bool{false, true} {
+		url := serveHTTP(b, e.server(b, serverOpts{stateless: stateless}))
+		// Every cursor of the file, to read continuation pages anywhere in it.
+		cs := dialHTTP(b, url, tok, nil)
+		var cursors []string
+		args := map[string]any{"uri": "big.go", "max_tokens": 2000}
+		for {
+			r := call(b, cs, "read", args)
+			p, err := pager.Decode([]byte(r.text))
+			if err != nil {
+				b.Fatal(r.text)
+			}
+			if !p.HasMore {
+				break
+			}
+			cursors = append(cursors, *p.NextCursor)
+			args["cursor"] = *p.NextCursor
+		}
+		mode := "stateful"
+		if stateless {
+			mode = "stateless"
+		}
+		for _, clients := range []int{1, 8} {
+			b.Run(mode+"/clients="+string(rune('0'+clients)), func(b *testing.B) {
+				sessions := make([]*mcp.ClientSession, clients)
+				for i := range sessions {
+					sessions[i] = dialHTTP(b, url, tok, nil)
+				}
+				lat := make([][]time.Duration, clients)
+				b.ResetTimer()
+				start := time.Now()
+				var wg sync.WaitGroup
+				for c := range clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := c; i < b.N; i += clients {
+							t0 := time.Now()
+							res, err := sessions[c].CallTool(context.Background(), toolCall("read", map[string]any{
+								"uri": "big.go", "max_tokens": 2000, "cursor": cursors[i%len(cursors)]}))
+							if err != nil || res.IsError {
+								b.Error(err, res)
+								return
+							}
+							lat[c] = append(lat[c], time.Since(t0))
+						}
+					}()
+				}
+				wg.Wait()
+				elapsed := time.Since(start)
+				b.StopTimer()
+				all := slices.Concat(lat...)
+				slices.Sort(all)
+				if len(all) == 0 {
+					return
+				}
+				b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(len(all))/elapsed.Seconds(), "pages/s")
+			})
+		}
+	}
+}
