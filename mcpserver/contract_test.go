@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 )
@@ -63,9 +65,14 @@ func TestCursorBinding(t *testing.T) {
 	r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400})
 	page, _ := pager.Decode([]byte(r.text))
 	cur := *page.NextCursor
-	// The cursor works for its owner, on its file.
-	if r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}); r.isError {
-		t.Fatal(r.text)
+	// The cursor works for its owner, on its file, and gives the same page
+	// every time (seed check 3).
+	again := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur})
+	if again.isError {
+		t.Fatal(again.text)
+	}
+	if r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}); r.text != again.text {
+		t.Fatalf("a repeated cursor gave another page:\n%s\n%s", again.text, r.text)
 	}
 	wantCode(t, call(t, ca, "read", map[string]any{"uri": "b.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
 	wantCode(t, call(t, cb, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
@@ -309,5 +316,48 @@ func TestTokensFile(t *testing.T) {
 		if _, err := OpenTokens(path, nil); err == nil {
 			t.Errorf("OpenTokens took %s", content)
 		}
+	}
+}
+
+// TestHTTPGuards: the SDK's DNS-rebinding protection is on, and a session
+// cannot be taken over with another subject's token.
+func TestHTTPGuards(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "a.md", "text\n")
+	alice, bob := e.addToken(t, "alice"), e.addToken(t, "bob")
+	url := serveHTTP(t, e.server(t, serverOpts{}))
+	post := func(token, session, host string) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"uri":"a.md"}}}`
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(alice, "", "evil.example"); code != http.StatusForbidden {
+		t.Errorf("a rebound Host header: HTTP %d", code)
+	}
+	cs := dialHTTP(t, url, alice, &mcp.ClientOptions{})
+	if cs.ID() == "" {
+		t.Skip("the client speaks a sessionless protocol version")
+	}
+	if code := post(bob, cs.ID(), ""); code < 400 {
+		t.Errorf("bob used alice's session: HTTP %d", code)
+	}
+	if code := post(alice, cs.ID(), ""); code >= 400 {
+		t.Errorf("alice's own session: HTTP %d", code)
 	}
 }

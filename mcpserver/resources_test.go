@@ -24,7 +24,6 @@ func TestResources(t *testing.T) {
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), alice, nil)
 	ctx := context.Background()
 	seen := map[string]bool{}
-	pages := 0
 	for res, err := range cs.Resources(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +40,13 @@ func TestResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.NextCursor != "" {
-		pages++
+	second, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: first.NextCursor})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(seen) != resourcePageSize+50 || pages != 1 || len(first.Resources) != resourcePageSize {
-		t.Fatalf("%d resources, first page %d, paged %v", len(seen), len(first.Resources), pages)
+	if len(seen) != resourcePageSize+50 || len(first.Resources) != resourcePageSize || first.NextCursor == "" ||
+		len(second.Resources) != 50 || second.NextCursor != "" {
+		t.Fatalf("%d resources; pages of %d and %d", len(seen), len(first.Resources), len(second.Resources))
 	}
 	if _, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "garbage"}); err == nil {
 		t.Fatal("a bad cursor was taken")

@@ -1,0 +1,101 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/mcpserver"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// serve serves dir with folio's server on loopback, with one token.
+func serve(t *testing.T, dir string) (endpoint, token string) {
+	t.Helper()
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	ring, _ := cursor.NewRing(bytes.Repeat([]byte{3}, cursor.KeyLen))
+	c, _ := pager.NewCounter(pager.Estimate)
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	token, err = mcpserver.AddToken(tokens, "ci", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := mcpserver.OpenTokens(tokens, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mcpserver.New(mcpserver.Config{FS: fs, Cursors: cursor.NewCodec(ring, time.Hour, nil), Counter: c, Tokens: tk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp", token
+}
+
+func TestClient(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.md", "sub/with space.md", "sub/中文.md", ".env"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte("text of "+name+"\n"), 0o644)
+	}
+	endpoint, token := serve(t, dir)
+	ctx := context.Background()
+	if _, err := Dial(ctx, endpoint, "folio_wrong", "test"); err == nil {
+		t.Fatal("a wrong token connected")
+	}
+	c, err := Dial(ctx, endpoint, token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	// Files lists a directory as canonical URIs that read back.
+	files, err := c.Files(ctx, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	want := []string{fsview.URI(real + "/a.md"), fsview.URI(real + "/sub/with space.md"), fsview.URI(real + "/sub/中文.md")}
+	if !slices.Equal(files, want) {
+		t.Fatalf("got %q\nwant %q", files, want)
+	}
+	for _, uri := range files {
+		page, err := c.Page(ctx, uri, 500, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := pager.Decode(page); err != nil || p.URI != uri {
+			t.Fatalf("%s: %v %s", uri, err, page)
+		}
+	}
+	// A file, or a name the server cannot list, is itself.
+	if files, err := c.Files(ctx, "a.md"); err != nil || !slices.Equal(files, []string{"a.md"}) {
+		t.Fatalf("%q %v", files, err)
+	}
+	// Error bodies come back as *reader.Error with their code.
+	_, err = c.Page(ctx, ".env", 500, "")
+	var e *reader.Error
+	if !errors.As(err, &e) || e.Code != reader.CodeNotFound {
+		t.Fatalf("%v", err)
+	}
+	if _, err := c.Call(ctx, "no-such-tool", nil); err == nil {
+		t.Fatal("an unknown tool answered")
+	}
+	if e := asError("plain words"); e.Code != reader.CodeInternal {
+		t.Fatalf("%+v", e)
+	}
+}
