@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/remote"
 )
 
 // counters caches the loaded vocabularies across tests.
@@ -118,18 +118,6 @@ func serveHTTP(t testing.TB, s *Server) string {
 	return ts.URL + "/mcp"
 }
 
-// bearer adds a token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // dialHTTP connects a go-sdk client to endpoint with token ("" for none).
 func dialHTTP(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
@@ -142,12 +130,8 @@ func dialHTTP(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mc
 }
 
 func tryDialHTTP(endpoint, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: http.DefaultTransport}
-	if token != "" {
-		hc.Transport = bearer{token, http.DefaultTransport}
-	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
+	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: remote.HTTPClient(token)}, nil)
 }
 
 // dialMemory connects a client to s in memory, as stdio would.

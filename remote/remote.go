@@ -25,16 +25,21 @@ type Client struct {
 // Dial connects to the Streamable HTTP endpoint (for folio serve, the URL
 // ending in /mcp) and sends token as a bearer token when it is not empty.
 func Dial(ctx context.Context, endpoint, token, version string) (*Client, error) {
-	hc := &http.Client{Transport: http.DefaultTransport}
-	if token != "" {
-		hc.Transport = bearer{token: token, base: http.DefaultTransport}
-	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: HTTPClient(token), DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
 	}
 	return &Client{cs: cs}, nil
+}
+
+// HTTPClient is an HTTP client that sends token as a bearer token on every
+// request (none when token is empty).
+func HTTPClient(token string) *http.Client {
+	if token == "" {
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	return &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}
 }
 
 type bearer struct {

@@ -69,17 +69,21 @@ func TestRunRemote(t *testing.T) {
 		}
 	}
 	for name, tamper := range map[string]func(int, []byte) []byte{
-		"a changed byte":  swap("中", "申"),
-		"a dropped line":  swap("line\\r\\n", ""),
-		"over the budget": func(n int, p []byte) []byte { return []byte(strings.Replace(string(p), `"content":"`, `"content":"`+strings.Repeat("word ", 1000), 1)) },
+		"a changed byte": swap("中", "申"),
+		"a dropped line": swap("line\\r\\n", ""),
+		"over the budget": func(n int, p []byte) []byte {
+			return []byte(strings.Replace(string(p), `"content":"`, `"content":"`+strings.Repeat("word ", 1000), 1))
+		},
 		"another version": func(n int, p []byte) []byte {
 			d, _ := pager.Decode(p)
 			return []byte(strings.Replace(string(p), d.Version, strings.Repeat("0", 32), 1))
 		},
-		"not a page":   func(n int, p []byte) []byte { return []byte("{}") },
-		"early end":    swap(`"has_more":true`, `"has_more":false`),
-		"another uri":  swap("a.md", "c.md"),
-		"lost cursors": func(n int, p []byte) []byte { return []byte(strings.Replace(string(p), `"has_more":false,"next_cursor":null`, `"has_more":true,"next_cursor":null`, 1)) },
+		"not a page":  func(n int, p []byte) []byte { return []byte("{}") },
+		"early end":   swap(`"has_more":true`, `"has_more":false`),
+		"another uri": swap("a.md", "c.md"),
+		"lost cursors": func(n int, p []byte) []byte {
+			return []byte(strings.Replace(string(p), `"has_more":false,"next_cursor":null`, `"has_more":true,"next_cursor":null`, 1))
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rep := run(tamper)
@@ -98,7 +102,9 @@ func TestRunRemote(t *testing.T) {
 
 type failingSource struct{}
 
-func (failingSource) Files(context.Context, string) ([]string, error) { return []string{"file:///x"}, nil }
+func (failingSource) Files(context.Context, string) ([]string, error) {
+	return []string{"file:///x"}, nil
+}
 
 func (failingSource) Page(_ context.Context, _ string, _ int, cur string) ([]byte, error) {
 	if cur == "" {

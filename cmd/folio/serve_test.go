@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/remote"
 )
 
 // serveProc is a running folio serve --http.
@@ -90,14 +90,6 @@ func startProc(t *testing.T, env []string, args ...string) (*serveProc, error) {
 	}
 }
 
-type bearerRT struct{ token string }
-
-func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 func dial(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
@@ -109,11 +101,7 @@ func dial(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 }
 
 func httpTransport(endpoint, token string) mcp.Transport {
-	hc := &http.Client{Transport: http.DefaultTransport}
-	if token != "" {
-		hc.Transport = bearerRT{token}
-	}
-	return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}
+	return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: remote.HTTPClient(token)}
 }
 
 // readTool calls read and returns its text and whether it is an error.
