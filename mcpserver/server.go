@@ -86,6 +86,14 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 	return s.mcp.Connect(ctx, t, nil)
 }
 
+// CloseSessions ends every session, so that a shutdown need not wait for
+// clients' open event streams.
+func (s *Server) CloseSessions() {
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+}
+
 // sessionTimeout closes an HTTP session idle this long.
 const sessionTimeout = 30 * time.Minute
 

@@ -34,7 +34,7 @@ func (s *Server) Watch(ctx context.Context) error {
 		s.watchTree(ctx, w, root)
 	}
 	updated := map[string]bool{}
-	listChanged := false
+	listChanged, armed := false, false
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -55,8 +55,14 @@ func (s *Server) Watch(ctx context.Context) error {
 				listChanged = true
 			}
 			updated[fsview.URI(ev.Name)] = true
-			timer.Reset(notifyDelay)
+			if !armed {
+				// Not reset by later events: a file written without pause
+				// is still notified, once per delay.
+				armed = true
+				timer.Reset(notifyDelay)
+			}
 		case <-timer.C:
+			armed = false
 			for uri := range updated {
 				s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 			}

@@ -120,13 +120,15 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		}
 		return err
 	}
-	return serveHTTP(ctx, log, addr, srv.Handler())
+	return serveHTTP(ctx, log, addr, srv.Handler(), srv.CloseSessions)
 }
 
 // shutdownGrace is how long requests in flight get to finish on a signal.
 const shutdownGrace = 5 * time.Second
 
-func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handler) error {
+// serveHTTP serves h on addr until ctx ends, then ends the sessions with
+// closeSessions and gives requests in flight shutdownGrace to finish.
+func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handler, closeSessions func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -141,6 +143,7 @@ func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	closeSessions()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
