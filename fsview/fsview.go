@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -101,15 +100,15 @@ func Open(roots []string, opt Options) (*FS, error) {
 // every file whose path relative to its root (by the name asked for and by
 // the name its symlinks lead to) matches none of the doublestar globs in
 // allow. A directory stays visible while some glob could match a path
-// inside it. The view shares v's roots: close v, not the view. The allow list
-// replaces any that v has.
+// inside it; an empty list hides every file. The view shares v's roots:
+// close v, not the view. The allow list replaces any that v has.
 func (v *FS) Restrict(allow []string) (*FS, error) {
 	for _, g := range allow {
 		if !doublestar.ValidatePattern(g) {
 			return nil, fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
-	return &FS{roots: v.roots, opt: v.opt, allow: slices.Clone(allow), view: true}, nil
+	return &FS{roots: v.roots, opt: v.opt, allow: append([]string{}, allow...), view: true}, nil
 }
 
 // Roots returns the absolute paths of the roots, symlinks resolved, the

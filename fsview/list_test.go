@@ -107,6 +107,10 @@ func TestRestrict(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("listing: got %q, want %q", got, want)
 	}
+	none, _ := base.Restrict(nil)
+	if _, err := none.Regular("docs/a.md"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an empty allow list shows a file: %v", err)
+	}
 	if _, err := base.Restrict([]string{"[bad"}); err == nil {
 		t.Error("a bad glob was taken")
 	}
