@@ -31,8 +31,8 @@ type Config struct {
 	Cursors *cursor.Codec
 	// Counter counts the tokens of pages.
 	Counter pager.Counter
-	// Tokens, when set, is required over HTTP: every call shows a bearer
-	// token from it and sees only its allow list.
+	// Tokens, when set, makes every call show a bearer token from it (so
+	// the server is for HTTP only) and see only the token's allow list.
 	Tokens *Tokens
 	// Stateless serves HTTP without sessions, for replicas behind a load
 	// balancer; there are no subscriptions then.
@@ -148,11 +148,8 @@ func (s *Server) logCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 			attrs = append(attrs, "tool", p.Name)
 		}
-		switch r := res.(type) {
-		case *mcp.CallToolResult:
-			if r != nil && r.IsError {
-				attrs = append(attrs, "tool_error", true)
-			}
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+			attrs = append(attrs, "tool_error", true)
 		}
 		if err != nil {
 			s.log.Warn("request failed", append(attrs, "err", err)...)

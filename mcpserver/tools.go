@@ -76,12 +76,12 @@ func decodeArgs(raw json.RawMessage, v any) *reader.Error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &reader.Error{Code: reader.CodeInvalidArgument, Message: fmt.Sprintf("argument %s must be a JSON %s, not %s", te.Field, kind(te.Type.String()), te.Value)}
+			return invalid(fmt.Sprintf("argument %s must be a JSON %s, not %s", te.Field, kind(te.Type.String()), te.Value))
 		}
-		return &reader.Error{Code: reader.CodeInvalidArgument, Message: "bad arguments: " + strings.TrimPrefix(err.Error(), "json: ")}
+		return invalid("bad arguments: " + strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {
-		return &reader.Error{Code: reader.CodeInvalidArgument, Message: "bad arguments: more than one JSON value"}
+		return invalid("bad arguments: more than one JSON value")
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if len(a.URIs) > MaxURIs {
-		return errorResult(&reader.Error{Code: reader.CodeInvalidArgument, Message: fmt.Sprintf("uris takes at most %d files; read the rest in another call", MaxURIs)}), nil
+		return errorResult(invalid(fmt.Sprintf("uris takes at most %d files; read the rest in another call", MaxURIs))), nil
 	}
 	c, err := s.caller(ctx, req.Extra)
 	if err != nil {
