@@ -32,8 +32,8 @@ const maxRemotePages = 1 << 20
 // RunRemote verifies every file under uris through src, with no local
 // copy of the files: each page must count at most its budget with
 // counter, be a page of the contract, and the BLAKE3 of the bytes the
-// pages give back must be the pages' version. The files are checked one
-// after another (Workers is ignored).
+// pages give back must be the pages' version. src must be safe for
+// concurrent use: opt.Workers files are paged at once.
 func RunRemote(ctx context.Context, src Source, counter pager.Counter, uris []string, opt Options) (*Report, error) {
 	if len(opt.Budgets) == 0 {
 		return nil, errors.New("verify needs at least one budget")
@@ -47,19 +47,9 @@ func RunRemote(ctx context.Context, src Source, counter pager.Counter, uris []st
 		}
 		files = append(files, fs...)
 	}
-	for i, uri := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rep.add(checkRemote(ctx, src, counter, uri, opt.Budgets))
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(files))
-		}
-	}
-	if rep.fillN > 0 {
-		rep.MeanFill = rep.fillSum / float64(rep.fillN)
-	}
-	return rep, nil
+	return checkAll(ctx, rep, files, opt, func(uri string) fileResult {
+		return checkRemote(ctx, src, counter, uri, opt.Budgets)
+	})
 }
 
 func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri string, budgets []int) fileResult {

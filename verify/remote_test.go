@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/folio-mcp/folio/fsview"
@@ -12,12 +13,15 @@ import (
 )
 
 // readerSource serves pages from a real reader, the way folio serve does,
-// and lets a test make it lie: tamper rewrites the n-th page it serves.
+// and lets a test make it lie: tamper rewrites the n-th page it serves of
+// a file named a.md.
 type readerSource struct {
 	fs     *fsview.FS
 	rd     *reader.Reader
-	n      int
 	tamper func(n int, page []byte) []byte
+
+	mu sync.Mutex
+	n  int
 }
 
 func (s *readerSource) Files(ctx context.Context, uri string) ([]string, error) {
@@ -36,11 +40,13 @@ func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, cur 
 	if err != nil {
 		return nil, err
 	}
-	s.n++
-	if s.tamper != nil {
-		return s.tamper(s.n, p.JSON), nil
+	if s.tamper == nil || !strings.HasSuffix(uri, "/a.md") {
+		return p.JSON, nil
 	}
-	return p.JSON, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	return s.tamper(s.n, p.JSON), nil
 }
 
 func TestRunRemote(t *testing.T) {
@@ -49,7 +55,7 @@ func TestRunRemote(t *testing.T) {
 	c := rd.Counter()
 	run := func(tamper func(int, []byte) []byte) *Report {
 		t.Helper()
-		rep, err := RunRemote(context.Background(), &readerSource{fs: fs, rd: rd, tamper: tamper}, c, []string{dir}, Options{Budgets: []int{300, 1000}})
+		rep, err := RunRemote(context.Background(), &readerSource{fs: fs, rd: rd, tamper: tamper}, c, []string{dir}, Options{Budgets: []int{300, 1000}, Workers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,20 +96,28 @@ func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, 
 			return nil, fmt.Errorf("%s: %w", p, reader.AsError(err))
 		}
 	}
+	return checkAll(ctx, rep, files, opt, func(f fsview.File) fileResult {
+		return checkFile(ctx, rd, f, opt.Budgets)
+	})
+}
+
+// checkAll checks the files with opt.Workers workers, adds what they find
+// to rep and finishes it.
+func checkAll[F any](ctx context.Context, rep *Report, files []F, opt Options, check func(F) fileResult) (*Report, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var mu sync.Mutex
 	done := 0
-	jobs := make(chan fsview.File)
+	jobs := make(chan F)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for f := range jobs {
-				res := checkFile(ctx, rd, f, opt.Budgets)
+				res := check(f)
 				mu.Lock()
 				rep.add(res)
 				done++
