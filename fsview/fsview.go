@@ -181,6 +181,19 @@ func (v *FS) Resolve(name string) (File, error) {
 	return File{URI: URI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}, nil
 }
 
+// Permits reports whether the policy lets name be seen, by its own path
+// only: inside a root, and passing the deny and allow lists. It needs no
+// file (a deleted file is still judged) and follows no symlink, so it is
+// for telling whether a caller may hear of a name, not for reading it.
+func (v *FS) Permits(name string) bool {
+	abs, err := v.absolute(name)
+	if err != nil {
+		return false
+	}
+	_, rel, ok := v.rootOf(abs)
+	return ok && !v.denied(rel) && v.allowed(rel, false)
+}
+
 // Regular resolves name and requires a regular file.
 func (v *FS) Regular(name string) (File, error) {
 	f, err := v.Resolve(name)

@@ -168,3 +168,26 @@ func TestLooksText(t *testing.T) {
 		t.Error("a file over the cap looks like text")
 	}
 }
+
+func TestPermits(t *testing.T) {
+	rootDir, outside := tree(t)
+	base := open(t, Options{Deny: DefaultDeny()}, rootDir)
+	v, _ := base.Restrict([]string{"docs/**"})
+	for name, want := range map[string]bool{
+		"docs/a.md":                           true,
+		"docs/gone.md":                        true, // no such file: judged by its name
+		URI(filepath.Join(rootDir, "docs/x")): true,
+		"docs/../.env":                        false,
+		"other.md":                            false,
+		"docs/.env":                           false,
+		filepath.Join(outside, "secret.txt"):  false,
+		"":                                    false,
+	} {
+		if got := v.Permits(name); got != want {
+			t.Errorf("Permits(%q) = %v", name, got)
+		}
+	}
+	if !base.Permits("other.md") || base.Permits(".git/config") {
+		t.Error("the base view's policy")
+	}
+}

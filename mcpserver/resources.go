@@ -147,5 +147,40 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	if f.URI != uri {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("subscribe to the canonical URI %s", f.URI)}
 	}
+	if c.tokenHash != "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.subscribedWith[req.Session] = c.tokenHash
+		// Forget the sessions that have ended.
+		live := map[*mcp.ServerSession]bool{}
+		for ss := range s.mcp.Sessions() {
+			live[ss] = true
+		}
+		for ss := range s.subscribedWith {
+			if !live[ss] {
+				delete(s.subscribedWith, ss)
+			}
+		}
+	}
 	return nil
+}
+
+// guardUpdates drops a resources/updated notification to a session whose
+// token can no longer see the file (revoked, or its allow list narrowed
+// since it subscribed).
+func (s *Server) guardUpdates(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams)
+		if method != "notifications/resources/updated" || !ok || s.cfg.Tokens == nil {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		s.mu.Lock()
+		hash := s.subscribedWith[ss]
+		s.mu.Unlock()
+		if _, view, err := s.identity(hash); err != nil || !view.Permits(p.URI) {
+			return nil, nil
+		}
+		return next(ctx, method, req)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,69 @@ func TestSubscriptions(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestUpdatesFollowRights: once a token's allow list no longer holds a
+// file, its session hears no more of it, while others still do.
+func TestUpdatesFollowRights(t *testing.T) {
+	e := newEnv(t)
+	uri := e.write(t, "docs/w.md", "v0\n")
+	alice, bob := e.addToken(t, "alice", "docs/**"), e.addToken(t, "bob", "docs/**")
+	s := e.server(t, serverOpts{})
+	clock := time.Now()
+	s.cfg.Tokens.now = func() time.Time { return clock }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx)
+	url := serveHTTP(t, s)
+	heard := func(token string) (chan string, *mcp.ClientSession) {
+		ch := make(chan string, 16)
+		cs := dialHTTP(t, url, token, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			ch <- r.Params.URI
+		}})
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		return ch, cs
+	}
+	aliceHeard, _ := heard(alice)
+	bobHeard, _ := heard(bob)
+	// Both hear a write (written until heard: the watcher may be starting).
+	for i := 0; len(aliceHeard) == 0 || len(bobHeard) == 0; i++ {
+		if i == 200 {
+			t.Fatal("no resources/updated")
+		}
+		os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte(fmt.Sprintf("v%d\n", i+1)), 0o644)
+		time.Sleep(100 * time.Millisecond)
+	}
+	drain := func(ch chan string) {
+		for len(ch) > 0 {
+			<-ch
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	drain(aliceHeard)
+	drain(bobHeard)
+	// Narrow alice: bob hears of the next write and of the file's removal,
+	// alice of neither.
+	b, _ := os.ReadFile(e.tokens)
+	os.WriteFile(e.tokens, []byte(strings.Replace(string(b), `"docs/**"`, `"other/**"`, 1)), 0o600)
+	clock = clock.Add(ReloadEvery)
+	os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte("after\n"), 0o644)
+	select {
+	case <-bobHeard:
+	case <-time.After(20 * time.Second):
+		t.Fatal("bob heard nothing")
+	}
+	os.Remove(filepath.Join(e.dir, "docs/w.md"))
+	select {
+	case <-bobHeard:
+	case <-time.After(20 * time.Second):
+		t.Fatal("bob did not hear of the removal")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if len(aliceHeard) != 0 {
+		t.Fatalf("alice still hears of %s", <-aliceHeard)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -47,6 +48,12 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	mcp *mcp.Server
+
+	mu sync.Mutex
+	// subscribedWith is the token hash each session subscribed with, so
+	// that resources/updated reaches only a session that may still see the
+	// file.
+	subscribedWith map[*mcp.ServerSession]string
 }
 
 // New builds the server with its tools and resources.
@@ -57,7 +64,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}}
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
@@ -72,6 +79,7 @@ func New(cfg Config) (*Server, error) {
 	s.addTools()
 	s.addResources()
 	s.mcp.AddReceivingMiddleware(s.logCalls)
+	s.mcp.AddSendingMiddleware(s.guardUpdates)
 	return s, nil
 }
 
@@ -163,8 +171,10 @@ func (s *Server) logCalls(next mcp.MethodHandler) mcp.MethodHandler {
 // caller is who is calling and the file view they get.
 type caller struct {
 	subject string
-	fs      *fsview.FS
-	reader  *reader.Reader
+	// tokenHash is the SHA-256 of the caller's token, empty without one.
+	tokenHash string
+	fs        *fsview.FS
+	reader    *reader.Reader
 }
 
 // identityKey is where verifyToken leaves the token's hash in the token
@@ -187,32 +197,40 @@ var errUnauthorized = errors.New("no valid bearer token: the token was revoked o
 // caller returns the caller of a request, under the tokens file as it is
 // now: a revoked token or a narrowed allow list holds from the next call.
 func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
-	view := s.cfg.FS
-	subject := LocalSubject
-	if s.cfg.Tokens != nil {
-		var ti *auth.TokenInfo
-		if extra != nil {
-			ti = extra.TokenInfo
-		}
-		if ti == nil {
-			ti = auth.TokenInfoFromContext(ctx)
-		}
-		if ti == nil {
-			return nil, errUnauthorized
-		}
-		hash, _ := ti.Extra[identityKey].(string)
-		id, ok := s.cfg.Tokens.lookup(hash)
-		if !ok || id.Subject != ti.UserID {
-			return nil, errUnauthorized
-		}
-		subject = id.Subject
-		if len(id.Allow) > 0 {
-			v, err := view.Restrict(id.Allow)
-			if err != nil {
-				return nil, err
-			}
-			view = v
-		}
+	if s.cfg.Tokens == nil {
+		return &caller{subject: LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
-	return &caller{subject: subject, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	var ti *auth.TokenInfo
+	if extra != nil {
+		ti = extra.TokenInfo
+	}
+	if ti == nil {
+		ti = auth.TokenInfoFromContext(ctx)
+	}
+	if ti == nil {
+		return nil, errUnauthorized
+	}
+	hash, _ := ti.Extra[identityKey].(string)
+	id, view, err := s.identity(hash)
+	if err != nil {
+		return nil, err
+	}
+	if id.Subject != ti.UserID {
+		return nil, errUnauthorized
+	}
+	return &caller{subject: id.Subject, tokenHash: hash, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+}
+
+// identity looks a token's hash up in the tokens file as it is now and
+// returns its identity and the file view of its allow list.
+func (s *Server) identity(hash string) (Identity, *fsview.FS, error) {
+	id, ok := s.cfg.Tokens.lookup(hash)
+	if !ok {
+		return Identity{}, nil, errUnauthorized
+	}
+	if len(id.Allow) == 0 {
+		return id, s.cfg.FS, nil
+	}
+	view, err := s.cfg.FS.Restrict(id.Allow)
+	return id, view, err
 }
