@@ -47,9 +47,10 @@ func (s *Server) Watch(ctx context.Context) error {
 			if ev.Op == fsnotify.Chmod {
 				continue
 			}
-			info, statErr := os.Lstat(ev.Name)
-			if ev.Has(fsnotify.Create) && statErr == nil && info.IsDir() {
-				s.watchTree(ctx, w, ev.Name)
+			if ev.Has(fsnotify.Create) {
+				if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
+					s.watchTree(ctx, w, ev.Name)
+				}
 			}
 			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				listChanged = true
