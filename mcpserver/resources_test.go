@@ -213,3 +213,42 @@ func TestUpdatesFollowRights(t *testing.T) {
 		t.Fatalf("alice still hears of %s", <-aliceHeard)
 	}
 }
+
+// TestWatchNewDirectories: a directory made after the server started is
+// watched too.
+func TestWatchNewDirectories(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "seed.md", "x\n")
+	s := e.server(t, serverOpts{local: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx)
+	updated := make(chan string, 64)
+	cs := dialMemory(t, s, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- r.Params.URI
+	}})
+	var uri string
+	for i := 0; ; i++ {
+		// Made again until the watcher, which may still be starting, sees
+		// the new directory and so the file in it.
+		dir := fmt.Sprintf("new%d/deeper", i)
+		uri = e.write(t, dir+"/f.md", "v1\n")
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		e.write(t, dir+"/f.md", "v2\n")
+		select {
+		case got := <-updated:
+			if got != uri {
+				continue
+			}
+		case <-time.After(time.Second):
+			if i == 20 {
+				t.Fatal("a file in a new directory is not watched")
+			}
+			continue
+		}
+		break
+	}
+}
