@@ -1,17 +1,13 @@
 package cursor
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/folio-mcp/folio/keyfile"
 )
 
 // KeyLen is the length of a cursor key.
@@ -65,67 +61,9 @@ func DefaultKeyFile() (string, error) {
 // starting with # are ignored. To rotate, append a new key: it signs from
 // the next start, and cursors signed by the older keys still verify.
 func LoadKeyFile(path string) (*Ring, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		b, err = createKeyFile(path)
-	}
+	secrets, err := keyfile.Load(path, KeyLen, "cursor key file")
 	if err != nil {
-		return nil, fmt.Errorf("cursor key file: %w", err)
-	}
-	var secrets [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		s, err := hex.DecodeString(t)
-		if err != nil || len(s) != KeyLen {
-			return nil, fmt.Errorf("cursor key file %s, line %d: want %d hex digits", path, line, 2*KeyLen)
-		}
-		secrets = append(secrets, s)
-	}
-	if len(secrets) == 0 {
-		return nil, fmt.Errorf("cursor key file %s holds no key", path)
+		return nil, err
 	}
 	return NewRing(secrets...)
-}
-
-// createKeyFile writes a new key file without ever replacing one that a
-// concurrent process created first, and returns its contents.
-func createKeyFile(path string) ([]byte, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	secret := make([]byte, KeyLen)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, err
-	}
-	content := []byte(hex.EncodeToString(secret) + "\n")
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cursor.key-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	// A hard link fails if the file exists: the first writer wins and
-	// everyone reads its key.
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, err
-	}
-	return os.ReadFile(path)
 }

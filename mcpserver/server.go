@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
@@ -35,6 +36,9 @@ type Config struct {
 	// Tokens, when set, makes every call show a bearer token from it (so
 	// the server is for HTTP only) and see only the token's allow list.
 	Tokens *Tokens
+	// Fold, when set, folds the large answers of list and grep into
+	// handles and serves result_query (see package fold).
+	Fold *fold.Folder
 	// Stateless serves HTTP without sessions, for replicas behind a load
 	// balancer; there are no subscriptions then.
 	Stateless bool
@@ -54,6 +58,8 @@ type Server struct {
 	// that resources/updated reaches only a session that may still see the
 	// file.
 	subscribedWith map[*mcp.ServerSession]string
+	// connections names the sessions that have no ID of their own.
+	connections map[*mcp.ServerSession]string
 }
 
 // New builds the server with its tools and resources.
@@ -64,7 +70,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{}}
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",

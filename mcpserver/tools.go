@@ -19,10 +19,9 @@ import (
 const (
 	// MaxURIs is the most files one line-mode read takes.
 	MaxURIs = 100
-	// DefaultMaxEntries is how many entries list gives when not told.
-	DefaultMaxEntries = 1000
-	// MaxEntriesLimit is the most entries list gives.
-	MaxEntriesLimit = 10000
+	// MaxEntriesLimit is the most entries list gives; a larger answer
+	// folds into a handle (see package fold) long before it.
+	MaxEntriesLimit = 100000
 )
 
 const readDescription = `Read a text file under the served roots.
@@ -38,14 +37,14 @@ const readSchema = `{"type":"object","properties":{
 "cursor":{"type":"string","description":"next_cursor of the previous page"}},
 "additionalProperties":false}`
 
-const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size"}],"truncated"}, paths relative to root, in a stable order.`
+const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size"}],"truncated"}, paths relative to root, in a stable order. A large listing folds into a handle for result_query.`
 
 const listSchema = `{"type":"object","properties":{
 "uri":{"type":"string","description":"directory, default the first root"},
 "recursive":{"type":"boolean"},
 "max_depth":{"type":"integer","minimum":0,"description":"levels when recursive, 0 for all"},
 "glob":{"type":"string","description":"doublestar glob over the entry paths"},
-"max_entries":{"type":"integer","minimum":1,"maximum":10000,"description":"default 1000"}},
+"max_entries":{"type":"integer","minimum":1,"maximum":100000,"description":"default and most 100000"}},
 "additionalProperties":false}`
 
 func (s *Server) addTools() {
@@ -63,6 +62,20 @@ func (s *Server) addTools() {
 		InputSchema: json.RawMessage(listSchema),
 		Annotations: ann,
 	}, s.list)
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        "grep",
+		Description: grepDescription,
+		InputSchema: json.RawMessage(grepSchema),
+		Annotations: ann,
+	}, s.grep)
+	if s.cfg.Fold != nil {
+		s.mcp.AddTool(&mcp.Tool{
+			Name:        "result_query",
+			Description: resultQueryDescription,
+			InputSchema: json.RawMessage(resultQuerySchema),
+			Annotations: ann,
+		}, s.resultQuery)
+	}
 }
 
 // decodeArgs reads a tool's arguments strictly: unknown names and wrong
@@ -227,7 +240,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
-	maxEntries := DefaultMaxEntries
+	maxEntries := MaxEntriesLimit
 	if a.MaxEntries != nil {
 		maxEntries = *a.MaxEntries
 	}
@@ -284,7 +297,10 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	})
 	if errors.Is(err, errFull) {
 		out.Truncated = true
-		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, use a glob or a smaller max_depth, or raise max_entries", maxEntries)
+		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", maxEntries)
+		if maxEntries < MaxEntriesLimit {
+			out.Note += ", or raise max_entries"
+		}
 	} else if err != nil {
 		return s.toolError(err)
 	}
@@ -292,7 +308,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return s.toolError(err)
 	}
-	return textResult(string(b)), nil
+	return s.answer(ctx, req, c, b), nil
 }
 
 func invalid(msg string) *reader.Error {

@@ -538,7 +538,7 @@ func isASCIIAlnum(c byte) bool {
 // appendHead appends the page's JSON up to the content's opening quote.
 func appendHead(b []byte, uri string) []byte {
 	b = append(b, `{"uri":`...)
-	b = appendString(b, uri)
+	b = AppendString(b, uri)
 	return append(b, `,"content":"`...)
 }
 
@@ -546,20 +546,23 @@ func appendHead(b []byte, uri string) []byte {
 // come.
 func appendMoreTail(b []byte, version, cursor string) []byte {
 	b = append(b, `","version":`...)
-	b = appendString(b, version)
+	b = AppendString(b, version)
 	b = append(b, `,"has_more":true,"next_cursor":`...)
-	b = appendString(b, cursor)
+	b = AppendString(b, cursor)
 	return append(b, '}')
 }
 
 // appendFinalTail appends what follows the content of a file's last page.
 func appendFinalTail(b []byte, version string) []byte {
 	b = append(b, `","version":`...)
-	b = appendString(b, version)
+	b = AppendString(b, version)
 	return append(b, `,"has_more":false,"next_cursor":null}`...)
 }
 
-func appendString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string, escaped as pages are: quote,
+// backslash and control characters escaped, everything else raw. s must be
+// valid UTF-8.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = appendEscaped(b, []byte(s))
 	return append(b, '"')

@@ -37,7 +37,7 @@ list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies; --deny ad
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
-		}, cursorFlags()...),
+		}, append(cursorFlags(), foldFlags()...)...),
 		Action: serveAction,
 	}
 }
@@ -95,7 +95,13 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	folder, closeStore, err := openFolder(c, log, counter)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	srv, err := mcpserver.New(mcpserver.Config{
+		Fold:      folder,
 		FS:        fs,
 		Cursors:   cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
 		Counter:   counter,

@@ -53,14 +53,19 @@ func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
 	if !persistent {
 		return randomRing()
 	}
-	path := c.String("cursor-key-file")
-	if path == "" {
-		var err error
-		if path, err = cursor.DefaultKeyFile(); err != nil {
-			return nil, err
-		}
+	path, err := cursorKeyFile(c)
+	if err != nil {
+		return nil, err
 	}
 	return cursor.LoadKeyFile(path)
+}
+
+// cursorKeyFile is the path of --cursor-key-file, or its default.
+func cursorKeyFile(c *cli.Context) (string, error) {
+	if path := c.String("cursor-key-file"); path != "" {
+		return path, nil
+	}
+	return cursor.DefaultKeyFile()
 }
 
 // pagerCounter is the counter the --tokenizer flag names.

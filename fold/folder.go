@@ -1,0 +1,279 @@
+package fold
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// Defaults and bounds of Options.
+const (
+	DefaultThresholdBytes = 16384
+	MinThresholdBytes     = 1024
+	DefaultPreviewItems   = 5
+	DefaultPreviewChars   = 500
+	DefaultTTL            = 10 * time.Minute
+	// SecretLen is the length of the server secret.
+	SecretLen = 32
+)
+
+// Options shape folding.
+type Options struct {
+	// ThresholdBytes: answers whose JSON is larger fold, and no Query
+	// answer is larger. At least MinThresholdBytes.
+	ThresholdBytes int
+	// PreviewItems and PreviewChars are how many items of each list and
+	// characters of each string the preview keeps.
+	PreviewItems, PreviewChars int
+	// TTL is how long a folded answer can be read.
+	TTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// DefaultOptions are the options of `folio serve` when no flag is given.
+func DefaultOptions() Options {
+	return Options{ThresholdBytes: DefaultThresholdBytes, PreviewItems: DefaultPreviewItems, PreviewChars: DefaultPreviewChars, TTL: DefaultTTL}
+}
+
+// Owner is who may read a handle: the session it was issued in and the
+// caller's subject. A handle is only ever read back by the same pair.
+type Owner struct {
+	Session string
+	Subject string
+}
+
+// Folder folds answers and answers queries on them. It is safe for
+// concurrent use.
+type Folder struct {
+	secret  []byte
+	store   Store
+	counter pager.Counter
+	opt     Options
+}
+
+// New returns a Folder that keeps answers in store, encrypted under keys
+// derived from secret (SecretLen bytes, the same on every replica that
+// shares the store), and counts tokens with counter.
+func New(secret []byte, store Store, counter pager.Counter, opt Options) (*Folder, error) {
+	var errs []error
+	if len(secret) != SecretLen {
+		errs = append(errs, fmt.Errorf("the secret is %d bytes, want %d", len(secret), SecretLen))
+	}
+	if store == nil || counter == nil {
+		errs = append(errs, errors.New("a store and a counter are required"))
+	}
+	if opt.ThresholdBytes < MinThresholdBytes {
+		errs = append(errs, fmt.Errorf("threshold %d bytes is under the minimum of %d", opt.ThresholdBytes, MinThresholdBytes))
+	}
+	if opt.PreviewItems < 0 || opt.PreviewChars < 0 {
+		errs = append(errs, errors.New("preview items and characters cannot be negative"))
+	}
+	if opt.TTL < time.Second {
+		errs = append(errs, fmt.Errorf("TTL %v is under one second", opt.TTL))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("fold: %w", err)
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Folder{secret: secret, store: store, counter: counter, opt: opt}, nil
+}
+
+// Threshold is the size in bytes over which an answer folds.
+func (f *Folder) Threshold() int { return f.opt.ThresholdBytes }
+
+// handleLen is the number of random bytes of a handle: 128 bits.
+const handleLen = 16
+
+// recordHead is the expiry (Unix milliseconds) and nonce before a record's
+// ciphertext.
+const recordHead = 8 + 12
+
+// Fold keeps the answer data (a JSON object or array) for owner and returns
+// what the model gets in its place. When the tool has an output schema,
+// the folded answer must be admitted by it (see Admits). An error means the
+// answer was not kept and should be sent whole.
+func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchema json.RawMessage) (*Folded, error) {
+	v, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case []any, *Object:
+	default:
+		return nil, ErrNotFoldable
+	}
+	raw := make([]byte, handleLen)
+	rand.Read(raw)
+	handle := base64.RawURLEncoding.EncodeToString(raw)
+	folded := &Folded{Handle: handle, Bytes: len(data), TTL: f.opt.TTL}
+	folded.Value, folded.JSON = f.describe(v, handle)
+	if err := Admits(outputSchema, folded.JSON); err != nil {
+		return nil, err
+	}
+	folded.Hint = hint(v, folded)
+	storeKey, aead, err := f.keys(handle, owner)
+	if err != nil {
+		return nil, err
+	}
+	expires := f.opt.Now().Add(f.opt.TTL)
+	record := make([]byte, recordHead, recordHead+len(data)+aead.Overhead())
+	binary.BigEndian.PutUint64(record, uint64(expires.UnixMilli()))
+	rand.Read(record[8:recordHead])
+	record = aead.Seal(record, record[8:recordHead], data, additional(storeKey, record[:8]))
+	if err := f.store.Put(ctx, storeKey, record, expires); err != nil {
+		return nil, fmt.Errorf("fold: keeping the answer: %w", err)
+	}
+	return folded, nil
+}
+
+// Folded is what the model gets in place of a folded answer.
+type Folded struct {
+	Handle string
+	// Bytes is the size of the whole answer.
+	Bytes int
+	TTL   time.Duration
+	// Value is {"preview":…,"shape":…,"handle":…}; JSON is its encoding.
+	Value *Object
+	JSON  []byte
+	// Hint is the line that tells the model how to read the rest.
+	Hint string
+}
+
+// Text is the folded answer as a text block: its JSON, then the hint.
+func (f *Folded) Text() string { return string(f.JSON) + "\n" + f.Hint }
+
+// describe builds the folded answer, cutting the shape's depth and the
+// preview until the whole fits in the threshold.
+func (f *Folder) describe(v any, handle string) (*Object, []byte) {
+	budget := f.opt.ThresholdBytes - 256 // room for the keys, the handle and the hint
+	var s summary
+	s.add(v, shapeDepth)
+	var shape any
+	var shapeLen int
+	for depth := shapeDepth; depth >= 1; depth-- {
+		shape = s.render(depth)
+		shapeLen = len(Marshal(shape))
+		if shapeLen <= budget/2 {
+			break
+		}
+	}
+	items, chars := f.opt.PreviewItems, f.opt.PreviewChars
+	steps := []struct{ items, chars, members int }{
+		{items, chars, 0},
+		{min(items, 2), min(chars, 200), 50},
+		{min(items, 1), min(chars, 100), 20},
+		{min(items, 1), min(chars, 40), 8},
+		{0, 0, 4},
+	}
+	var preview any
+	for _, st := range steps {
+		p := Preview(v, st.items, st.chars, st.members)
+		if len(Marshal(p))+shapeLen <= budget {
+			preview = p
+			break
+		}
+	}
+	out := obj("preview", preview, "shape", shape, "handle", handle)
+	return out, Marshal(out)
+}
+
+// hint tells the model how to read the rest, naming the first list of the
+// answer as an example.
+func hint(v any, f *Folded) string {
+	example := ""
+	if o, ok := v.(*Object); ok {
+		for i, k := range o.Keys {
+			if _, ok := o.Values[i].([]any); ok {
+				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, Marshal(k))
+				break
+			}
+		}
+	} else {
+		example = `,"offset":0,"limit":20`
+	}
+	return fmt.Sprintf(`This answer (%d bytes) was folded into a preview and its shape. Read the parts you need with the result_query tool, e.g. {"handle":%q%s}; the handle works in this session for %s.`,
+		f.Bytes, f.Handle, example, f.TTL)
+}
+
+// additional is the data a record's ciphertext is bound to: its storage key
+// and its expiry.
+func additional(storeKey string, expiry []byte) []byte {
+	return append([]byte(storeKey+"\x00"), expiry...)
+}
+
+// keys derives the storage key and the cipher of a handle for owner.
+func (f *Folder) keys(handle string, owner Owner) (string, cipher.AEAD, error) {
+	info := lengthPrefixed(handle, owner.Session, owner.Subject)
+	id, err := hkdf.Key(sha256.New, f.secret, nil, "folio fold storage key\x00"+info, 32)
+	if err != nil {
+		return "", nil, err
+	}
+	key, err := hkdf.Key(sha256.New, f.secret, nil, "folio fold encryption key\x00"+info, 32)
+	if err != nil {
+		return "", nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return "", nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return "", nil, err
+	}
+	return "folio:fold:" + hex.EncodeToString(id), aead, nil
+}
+
+// lengthPrefixed joins strings so that no two lists of them join the same.
+func lengthPrefixed(parts ...string) string {
+	var b []byte
+	for _, p := range parts {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// load returns the answer kept under handle for owner.
+func (f *Folder) load(ctx context.Context, owner Owner, handle string) ([]byte, error) {
+	if raw, err := base64.RawURLEncoding.DecodeString(handle); err != nil || len(raw) != handleLen {
+		return nil, errHandleNotFound
+	}
+	storeKey, aead, err := f.keys(handle, owner)
+	if err != nil {
+		return nil, err
+	}
+	record, err := f.store.Get(ctx, storeKey)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errHandleNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fold: reading the result store: %w", err)
+	}
+	if len(record) < recordHead {
+		return nil, errHandleNotFound
+	}
+	expires := time.UnixMilli(int64(binary.BigEndian.Uint64(record)))
+	if !f.opt.Now().Before(expires) {
+		return nil, errHandleNotFound
+	}
+	data, err := aead.Open(nil, record[8:recordHead], record[recordHead:], additional(storeKey, record[:8]))
+	if err != nil {
+		return nil, errHandleNotFound
+	}
+	return data, nil
+}

@@ -1,0 +1,362 @@
+package fold
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// Default slice lengths of Query.
+const (
+	DefaultItems = 20
+	DefaultChars = 2000
+)
+
+// Query asks for part of a folded answer.
+type Query struct {
+	Handle string
+	// Path is a dot path or a JSON pointer (see ParsePath); empty for the
+	// whole answer.
+	Path string
+	// Offset and Limit select items of a list, members of an object, or
+	// characters of a string; Page selects the Page-th run of Limit items
+	// (from 1) in place of Offset.
+	Offset, Limit, Page *int
+	// Fields keeps only these keys of an object, or of each object of a
+	// list.
+	Fields []string
+	// MaxTokens bounds the answer's tokens: as many items or characters as
+	// fit are given.
+	MaxTokens *int
+}
+
+// Answer is the JSON text of a query's answer:
+// {"path":…,"value":…,"total":…,"offset":…,"next_offset":…}.
+type Answer struct {
+	JSON []byte
+	// Tokens is the answer's token count when MaxTokens was given, else 0.
+	Tokens int
+}
+
+// Query reads part of the answer kept under q.Handle for owner.
+func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error) {
+	if err := checkQuery(q); err != nil {
+		return Answer{}, err
+	}
+	segs, err := ParsePath(q.Path)
+	if err != nil {
+		return Answer{}, newError(CodePathNotFound, "%v", err)
+	}
+	data, err := f.load(ctx, owner, q.Handle)
+	if err != nil {
+		return Answer{}, err
+	}
+	root, err := Parse(data)
+	if err != nil {
+		return Answer{}, fmt.Errorf("fold: a kept answer does not parse: %w", err)
+	}
+	v, err := lookup(root, segs)
+	if err != nil {
+		return Answer{}, newError(CodePathNotFound, "%v; read the shape, or query a shorter path", err)
+	}
+	path := q.Path
+	if path == "" {
+		path = "$"
+	}
+	s := slicer{q: q, threshold: f.opt.ThresholdBytes, counter: f.counter, head: pager.AppendString([]byte(`{"path":`), path)}
+	return s.answer(v)
+}
+
+func checkQuery(q Query) error {
+	bad := func(format string, args ...any) error { return newError(CodeInvalidArgument, format, args...) }
+	switch {
+	case q.Handle == "":
+		return bad("handle is required: pass the handle of a folded answer")
+	case q.Page != nil && q.Offset != nil:
+		return bad("pass page or offset, not both")
+	case q.Page != nil && q.MaxTokens != nil:
+		return bad("page counts runs of limit items and cannot be combined with max_tokens; use offset")
+	case q.Offset != nil && *q.Offset < 0:
+		return bad("offset must be 0 or more")
+	case q.Limit != nil && *q.Limit < 1:
+		return bad("limit must be 1 or more")
+	case q.Page != nil && *q.Page < 1:
+		return bad("page counts from 1")
+	case q.MaxTokens != nil && *q.MaxTokens < 1:
+		return bad("max_tokens must be 1 or more")
+	}
+	return nil
+}
+
+// slicer builds the answer for the value at the query's path.
+type slicer struct {
+	q         Query
+	threshold int
+	counter   pager.Counter
+	head      []byte // {"path":"…"
+}
+
+func (s *slicer) answer(v any) (Answer, error) {
+	q := s.q
+	ranged := q.Offset != nil || q.Limit != nil || q.Page != nil || q.MaxTokens != nil
+	switch v := v.(type) {
+	case []any:
+		items, err := s.fields(v)
+		if err != nil {
+			return Answer{}, err
+		}
+		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) []byte {
+			return appendValue(b, items[i])
+		}}, DefaultItems, "items")
+	case string:
+		if len(q.Fields) > 0 {
+			return Answer{}, newError(CodeInvalidArgument, "fields applies to objects; the value at %s is a string", s.path())
+		}
+		runes := []rune(v)
+		return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) []byte {
+			var enc [utf8.UTFMax]byte
+			n := utf8.EncodeRune(enc[:], runes[i])
+			s := pager.AppendString(nil, string(enc[:n]))
+			return append(b, s[1:len(s)-1]...)
+		}}, DefaultChars, "characters")
+	case *Object:
+		o, err := s.objectFields(v)
+		if err != nil {
+			return Answer{}, err
+		}
+		if ranged {
+			return s.run(sequence{total: len(o.Keys), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) []byte {
+				b = pager.AppendString(b, o.Keys[i])
+				b = append(b, ':')
+				return appendValue(b, o.Values[i])
+			}}, DefaultItems, "members")
+		}
+		return s.whole(o)
+	default:
+		if ranged || len(q.Fields) > 0 {
+			if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
+				return s.whole(v)
+			}
+			return Answer{}, newError(CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), typeName(v))
+		}
+		return s.whole(v)
+	}
+}
+
+func (s *slicer) path() string {
+	if s.q.Path == "" {
+		return "the root"
+	}
+	return s.q.Path
+}
+
+// whole answers with the value itself.
+func (s *slicer) whole(v any) (Answer, error) {
+	b := append(append(append([]byte(nil), s.head...), `,"value":`...), appendValue(nil, v)...)
+	b = append(b, '}')
+	if len(b) > s.threshold {
+		return Answer{}, newError(CodeSliceTooLarge, "the value at %s is %d bytes as an answer, over the %d-byte limit: query a deeper path, fewer fields, or its members with offset and limit", s.path(), len(b), s.threshold)
+	}
+	if s.q.MaxTokens == nil {
+		return Answer{JSON: b}, nil
+	}
+	n := s.counter.Count(string(b))
+	if n > *s.q.MaxTokens {
+		return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for the value at %s: it needs %d; query a deeper path or fewer fields, or raise max_tokens", *s.q.MaxTokens, s.path(), n)
+	}
+	return Answer{JSON: b, Tokens: n}, nil
+}
+
+// sequence is a list, an object's members or a string's characters, as
+// elements that encode one after another.
+type sequence struct {
+	total            int
+	open, close, sep string
+	elem             func(b []byte, i int) []byte
+}
+
+// run answers with a slice of seq: from the offset, limit elements (def
+// when not given), or as many as max_tokens allows.
+func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
+	q := s.q
+	limit := def
+	if q.Limit != nil {
+		limit = *q.Limit
+	}
+	offset := 0
+	switch {
+	case q.Offset != nil:
+		offset = *q.Offset
+	case q.Page != nil:
+		// Past the last page, written so that no product can overflow.
+		if *q.Page > 1 && (seq.total == 0 || *q.Page-1 > (seq.total-1)/limit) {
+			pages := (seq.total + limit - 1) / limit
+			return Answer{}, newError(CodeInvalidArgument, "page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
+		}
+		offset = (*q.Page - 1) * limit
+	}
+	if offset > seq.total {
+		return Answer{}, newError(CodeInvalidArgument, "offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
+	}
+	want := min(seq.total-offset, limit)
+	if q.MaxTokens != nil && q.Limit == nil {
+		want = seq.total - offset
+	}
+	// Encode the elements once, stopping where no answer could hold more.
+	var body []byte
+	ends := make([]int, 0, min(want, 1024))
+	for i := 0; i < want && len(body) <= s.threshold; i++ {
+		if i > 0 {
+			body = append(body, seq.sep...)
+		}
+		body = seq.elem(body, offset+i)
+		ends = append(ends, len(body))
+	}
+	build := func(n int) []byte {
+		b := append(append([]byte(nil), s.head...), `,"value":`...)
+		b = append(b, seq.open...)
+		if n > 0 {
+			b = append(b, body[:ends[n-1]]...)
+		}
+		b = append(b, seq.close...)
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64(seq.total), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(offset), 10)
+		if offset+n < seq.total {
+			b = append(b, `,"next_offset":`...)
+			b = strconv.AppendInt(b, int64(offset+n), 10)
+		}
+		return append(b, '}')
+	}
+	fitsBytes := func(n int) bool { return n <= len(ends) && len(build(n)) <= s.threshold }
+	if q.MaxTokens == nil {
+		if !fitsBytes(want) {
+			return Answer{}, s.tooLarge(searchLast(want, fitsBytes), offset, unit)
+		}
+		return Answer{JSON: build(want)}, nil
+	}
+	budget := *q.MaxTokens
+	if want == 0 {
+		b := build(0)
+		if n := s.counter.Count(string(b)); n > budget {
+			return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for this answer: it needs %d; retry with max_tokens of %d or more", budget, n, n)
+		}
+		return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
+	}
+	if !fitsBytes(1) {
+		return Answer{}, s.tooLarge(0, offset, unit)
+	}
+	tokens := func(n int) int { return s.counter.Count(string(build(n))) }
+	if need := tokens(1); need > budget {
+		return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for one of the %s at %s: it needs %d; retry with max_tokens of %d or more", budget, unit, s.path(), need, need)
+	}
+	n := searchLast(want, func(n int) bool { return fitsBytes(n) && tokens(n) <= budget })
+	b := build(n)
+	return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
+}
+
+// tooLarge is the error for a slice over the threshold, naming the largest
+// limit that fits (fit, which may be 0).
+func (s *slicer) tooLarge(fit, offset int, unit string) error {
+	if fit == 0 {
+		return newError(CodeSliceTooLarge, "one of the %s at %s from offset %d is over the %d-byte limit by itself: query a deeper path (such as %s) or fewer fields", unit, s.path(), offset, s.threshold, s.deeper(offset))
+	}
+	return newError(CodeSliceTooLarge, "this slice is over the %d-byte limit: read at most %d %s from offset %d (limit %d), fewer fields, or a deeper path; or pass max_tokens to get as many as fit", s.threshold, fit, unit, offset, fit)
+}
+
+// deeper names the path of the element at index i.
+func (s *slicer) deeper(i int) string {
+	if s.q.Path == "" || s.q.Path == "$" {
+		return "/" + strconv.Itoa(i)
+	}
+	if strings.HasPrefix(s.q.Path, "/") {
+		return s.q.Path + "/" + strconv.Itoa(i)
+	}
+	return s.q.Path + "." + strconv.Itoa(i)
+}
+
+// fields applies the query's fields to each object of a list.
+func (s *slicer) fields(items []any) ([]any, error) {
+	if len(s.q.Fields) == 0 {
+		return items, nil
+	}
+	found := make(map[string]bool, len(s.q.Fields))
+	objects := 0
+	out := make([]any, len(items))
+	for i, item := range items {
+		o, ok := item.(*Object)
+		if !ok {
+			out[i] = item
+			continue
+		}
+		objects++
+		out[i] = keep(o, s.q.Fields, found)
+	}
+	if objects == 0 && len(items) > 0 {
+		return nil, newError(CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
+	}
+	if missing := missingFields(s.q.Fields, found); len(items) > 0 && missing != "" {
+		return nil, newError(CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
+	}
+	return out, nil
+}
+
+// objectFields applies the query's fields to an object.
+func (s *slicer) objectFields(o *Object) (*Object, error) {
+	if len(s.q.Fields) == 0 {
+		return o, nil
+	}
+	found := map[string]bool{}
+	out := keep(o, s.q.Fields, found)
+	if missing := missingFields(s.q.Fields, found); missing != "" {
+		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o))
+	}
+	return out, nil
+}
+
+// keep returns o with only the given keys, in o's order, and marks in found
+// the keys it had.
+func keep(o *Object, fields []string, found map[string]bool) *Object {
+	out := &Object{}
+	for i, k := range o.Keys {
+		for _, f := range fields {
+			if k == f {
+				out.Keys = append(out.Keys, k)
+				out.Values = append(out.Values, o.Values[i])
+				found[k] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+func missingFields(fields []string, found map[string]bool) string {
+	var missing []string
+	for _, f := range fields {
+		if !found[f] {
+			missing = append(missing, strconv.Quote(f))
+		}
+	}
+	return strings.Join(missing, ", ")
+}
+
+// searchLast returns the largest n in [1, hi] with ok(n), or 0 when ok(1)
+// fails, for ok true up to some point and false after.
+func searchLast(hi int, ok func(int) bool) int {
+	lo := 0 // ok(lo) holds, taking ok(0) as true
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}

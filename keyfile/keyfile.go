@@ -1,0 +1,83 @@
+package keyfile
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Load returns the keys of size bytes each in the file at path, oldest
+// first, creating the file with one random key when it does not exist.
+// what names the file in errors ("cursor key file").
+func Load(path string, size int, what string) ([][]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = create(path, size)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var secrets [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		s, err := hex.DecodeString(t)
+		if err != nil || len(s) != size {
+			return nil, fmt.Errorf("%s %s, line %d: want %d hex digits", what, path, line, 2*size)
+		}
+		secrets = append(secrets, s)
+	}
+	if len(secrets) == 0 {
+		return nil, fmt.Errorf("%s %s holds no key", what, path)
+	}
+	return secrets, nil
+}
+
+// create writes a new key file without ever replacing one that a
+// concurrent process created first, and returns its contents.
+func create(path string, size int) ([]byte, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	secret := make([]byte, size)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	content := []byte(hex.EncodeToString(secret) + "\n")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	// A hard link fails if the file exists: the first writer wins and
+	// everyone reads its key.
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	return os.ReadFile(path)
+}
