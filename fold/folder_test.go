@@ -1,0 +1,413 @@
+package fold
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/pager"
+)
+
+// clock is a settable fake clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// recordingStore is a real memory store that also keeps a copy of every
+// record put, to show what a store sees.
+type recordingStore struct {
+	*MemoryStore
+	mu   sync.Mutex
+	puts map[string][]byte
+	gets []string
+}
+
+func (r *recordingStore) Put(ctx context.Context, key string, record []byte, expires time.Time) error {
+	r.mu.Lock()
+	r.puts[key] = bytes.Clone(record)
+	r.mu.Unlock()
+	return r.MemoryStore.Put(ctx, key, record, expires)
+}
+
+func (r *recordingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	r.mu.Lock()
+	r.gets = append(r.gets, key)
+	r.mu.Unlock()
+	return r.MemoryStore.Get(ctx, key)
+}
+
+func testSecret() []byte { return bytes.Repeat([]byte{7}, SecretLen) }
+
+func newTestFolder(t testing.TB, store Store, clk *clock, opt Options) *Folder {
+	t.Helper()
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.ThresholdBytes == 0 {
+		opt = DefaultOptions()
+	}
+	if clk != nil {
+		opt.Now = clk.Now
+	}
+	f, err := New(testSecret(), store, counter, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// bigListing is a listing-like answer of n entries, about 60 bytes each.
+func bigListing(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"uri":"file:///src","entries":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"path":"dir%d/file%05d.go","type":"file","size":%d}`, i%7, i, i*13)
+	}
+	b.WriteString(`],"truncated":false}`)
+	return []byte(b.String())
+}
+
+var alice = Owner{Session: "session-7f3a9c", Subject: "alice"}
+
+func TestFoldAndQuery(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	data := bigListing(2000)
+	folded, err := f.Fold(ctx, alice, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if folded.Bytes != len(data) || len(folded.JSON) > f.Threshold() {
+		t.Fatalf("folded %d bytes into %d (threshold %d)", folded.Bytes, len(folded.JSON), f.Threshold())
+	}
+	var got struct {
+		Preview struct{ Entries []map[string]any }
+		Shape   struct {
+			Keys struct{ Entries struct{ Length int } }
+		}
+		Handle string
+	}
+	if err := json.Unmarshal(folded.JSON, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Preview.Entries) != DefaultPreviewItems || got.Shape.Keys.Entries.Length != 2000 || got.Handle != folded.Handle || len(got.Handle) != 22 {
+		t.Fatalf("folded answer: %s", folded.JSON)
+	}
+	if !strings.Contains(folded.Text(), "result_query") || !strings.Contains(folded.Hint, `"path":"entries"`) {
+		t.Errorf("hint: %s", folded.Hint)
+	}
+
+	q := func(q Query) string {
+		t.Helper()
+		q.Handle = folded.Handle
+		a, err := f.Query(ctx, alice, q)
+		if err != nil {
+			t.Fatalf("Query(%+v): %v", q, err)
+		}
+		return string(a.JSON)
+	}
+	ip := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		q    Query
+		want string
+	}{
+		{Query{Path: "entries.2.path"}, `{"path":"entries.2.path","value":"dir2/file00002.go","total":17,"offset":0}`},
+		{Query{Path: "$.entries[2].path", Offset: ip(5)}, `{"path":"$.entries[2].path","value":"file00002.go","total":17,"offset":5}`},
+		{Query{Path: "/entries/2/path", Limit: ip(3)}, `{"path":"/entries/2/path","value":"dir","total":17,"offset":0,"next_offset":3}`},
+		{Query{Path: "/truncated"}, `{"path":"/truncated","value":false}`},
+		{Query{Path: "entries", Offset: ip(1998), Fields: []string{"size"}}, `{"path":"entries","value":[{"size":25974},{"size":25987}],"total":2000,"offset":1998}`},
+		{Query{Path: "entries", Page: ip(3), Limit: ip(2), Fields: []string{"path"}}, `{"path":"entries","value":[{"path":"dir4/file00004.go"},{"path":"dir5/file00005.go"}],"total":2000,"offset":4,"next_offset":6}`},
+		{Query{Path: "entries", Offset: ip(2000)}, `{"path":"entries","value":[],"total":2000,"offset":2000}`},
+		{Query{Fields: []string{"uri", "truncated"}}, `{"path":"$","value":{"uri":"file:///src","truncated":false}}`},
+		{Query{Offset: ip(0), Limit: ip(1)}, `{"path":"$","value":{"uri":"file:///src"},"total":3,"offset":0,"next_offset":1}`},
+	} {
+		if got := q(tc.q); got != tc.want {
+			t.Errorf("Query(%+v)\n got  %s\n want %s", tc.q, got, tc.want)
+		}
+	}
+	// The default slice of a list is 20 items.
+	var page struct {
+		Value      []json.RawMessage
+		NextOffset int `json:"next_offset"`
+	}
+	json.Unmarshal([]byte(q(Query{Path: "entries"})), &page)
+	if len(page.Value) != DefaultItems || page.NextOffset != DefaultItems {
+		t.Errorf("default slice: %d items, next %d", len(page.Value), page.NextOffset)
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		q    Query
+		code string
+		in   string // in the message
+	}{
+		{Query{Path: "entries.2000"}, CodePathNotFound, "past the end of the list at /entries (length 2000)"},
+		{Query{Path: "entries.x"}, CodePathNotFound, "not an index"},
+		{Query{Path: "nope"}, CodePathNotFound, `no key "nope"; its keys: "uri", "entries", "truncated"`},
+		{Query{Path: "uri.x"}, CodePathNotFound, "is a string"},
+		{Query{Path: "entries[x]"}, CodePathNotFound, "not an index"},
+		{Query{Path: "/a~2"}, CodePathNotFound, "~ must be followed by 0 or 1"},
+		{Query{Path: "entries", Limit: ip(2000)}, CodeSliceTooLarge, "read at most"},
+		{Query{Path: "entries", Page: ip(1), Offset: ip(0)}, CodeInvalidArgument, "page or offset"},
+		{Query{Path: "entries", Page: ip(101)}, CodeInvalidArgument, "page 101 is past the end"},
+		{Query{Path: "entries", Offset: ip(2001)}, CodeInvalidArgument, "offset 2001 is past the end"},
+		{Query{Path: "entries", Offset: ip(-1)}, CodeInvalidArgument, "offset must be 0 or more"},
+		{Query{Path: "entries", Limit: ip(0)}, CodeInvalidArgument, "limit must be 1 or more"},
+		{Query{Path: "entries", Fields: []string{"nope"}}, CodeInvalidArgument, `field "nope"`},
+		{Query{Path: "uri", Fields: []string{"a"}}, CodeInvalidArgument, "is a string"},
+		{Query{Path: "truncated", Offset: ip(1)}, CodeInvalidArgument, "is a boolean"},
+		{Query{Path: "entries", MaxTokens: ip(5)}, CodeBudgetTooSmall, "retry with max_tokens of"},
+		{Query{}, CodeSliceTooLarge, "over the 16384-byte limit"},
+	} {
+		tc.q.Handle = folded.Handle
+		_, err := f.Query(ctx, alice, tc.q)
+		var fe *Error
+		if !errors.As(err, &fe) || fe.Code != tc.code || !strings.Contains(fe.Message, tc.in) {
+			t.Errorf("Query(%+v) = %v, want %s containing %q", tc.q, err, tc.code, tc.in)
+		}
+	}
+}
+
+func TestQueryMaxTokens(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, _ := pager.NewCounter(pager.O200kBase)
+	for _, budget := range []int{60, 200, 1000, 3000} {
+		offset := 0
+		a, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: "entries", Offset: &offset, MaxTokens: &budget})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if n := counter.Count(string(a.JSON)); n > budget || n != a.Tokens {
+			t.Errorf("budget %d: answer has %d tokens (reported %d)", budget, n, a.Tokens)
+		}
+		var ans struct {
+			Value      []json.RawMessage
+			NextOffset int `json:"next_offset"`
+		}
+		json.Unmarshal(a.JSON, &ans)
+		// One more item would not fit, or would pass the byte threshold.
+		more := len(ans.Value) + 1
+		b, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: "entries", Offset: &offset, Limit: &more})
+		if err == nil && counter.Count(string(b.JSON)) <= budget {
+			t.Errorf("budget %d: %d items fit, but %d were given", budget, more, len(ans.Value))
+		}
+		if len(ans.Value) == 0 || ans.NextOffset != len(ans.Value) {
+			t.Errorf("budget %d: %d items, next_offset %d", budget, len(ans.Value), ans.NextOffset)
+		}
+	}
+	// A string by tokens.
+	budget := 30
+	a, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: "uri", MaxTokens: &budget})
+	if err != nil || !strings.Contains(string(a.JSON), `"value":"file:///src"`) {
+		t.Errorf("uri by tokens: %s, %v", a.JSON, err)
+	}
+}
+
+func TestHandleBinding(t *testing.T) {
+	ctx := context.Background()
+	store := &recordingStore{MemoryStore: NewMemoryStore(10, DefaultMemoryMaxBytes, nil), puts: map[string][]byte{}}
+	f := newTestFolder(t, store, nil, Options{})
+	data := bigListing(1000)
+	folded, err := f.Fold(ctx, alice, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store holds nothing readable: neither the answer, nor the handle.
+	for key, record := range store.puts {
+		for _, secret := range []string{"file00001.go", "dir3/", folded.Handle, "alice", alice.Session} {
+			if strings.Contains(key, secret) || bytes.Contains(record, []byte(secret)) {
+				t.Errorf("the store sees %q", secret)
+			}
+		}
+	}
+	for _, other := range []Owner{{Session: "session-other", Subject: "alice"}, {Session: alice.Session, Subject: "bob"}, {Session: alice.Session + "alice"}, {Subject: "alice"}} {
+		store.gets = nil
+		_, err := f.Query(ctx, other, Query{Handle: folded.Handle})
+		var fe *Error
+		if !errors.As(err, &fe) || fe.Code != CodeHandleNotFound {
+			t.Errorf("%+v read alice's handle: %v", other, err)
+		}
+		// Another owner's lookup finds no record at all.
+		for _, key := range store.gets {
+			if _, ok := store.puts[key]; ok {
+				t.Errorf("%+v looked up alice's record", other)
+			}
+		}
+	}
+	// A handle never issued, and a malformed one, answer the same.
+	for _, h := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "not a handle", ""} {
+		_, err := f.Query(ctx, alice, Query{Handle: h})
+		var fe *Error
+		if h == "" {
+			if !errors.As(err, &fe) || fe.Code != CodeInvalidArgument {
+				t.Errorf("empty handle: %v", err)
+			}
+			continue
+		}
+		if !errors.As(err, &fe) || fe.Code != CodeHandleNotFound || fe.Message != errHandleNotFound.Message {
+			t.Errorf("handle %q: %v", h, err)
+		}
+	}
+	// A record moved under another key does not decrypt: it is bound to
+	// its key.
+	var key string
+	for k := range store.puts {
+		key = k
+	}
+	storeKey, _, _ := f.keys("BBBBBBBBBBBBBBBBBBBBBB", alice)
+	store.MemoryStore.Put(ctx, storeKey, store.puts[key], time.Now().Add(time.Hour))
+	if _, err := f.Query(ctx, alice, Query{Handle: "BBBBBBBBBBBBBBBBBBBBBB"}); !isCode(err, CodeHandleNotFound) {
+		t.Errorf("a moved record: %v", err)
+	}
+	// A flipped bit in the record is not found either.
+	tampered := bytes.Clone(store.puts[key])
+	tampered[len(tampered)-1] ^= 1
+	store.MemoryStore.Put(ctx, key, tampered, time.Now().Add(time.Hour))
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle}); !isCode(err, CodeHandleNotFound) {
+		t.Errorf("a tampered record: %v", err)
+	}
+}
+
+func isCode(err error, code string) bool {
+	var fe *Error
+	return errors.As(err, &fe) && fe.Code == code
+}
+
+func TestHandleExpires(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{now: time.Unix(1_800_000_000, 0)}
+	opt := DefaultOptions()
+	opt.TTL = time.Minute
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, clk.Now), clk, opt)
+	folded, err := f.Fold(ctx, alice, bigListing(1000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "truncated"
+	clk.Add(59 * time.Second)
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); err != nil {
+		t.Fatalf("before the TTL: %v", err)
+	}
+	clk.Add(time.Second)
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); !isCode(err, CodeHandleNotFound) {
+		t.Fatalf("at the TTL: %v", err)
+	}
+}
+
+func TestMemoryStoreBound(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(3, DefaultMemoryMaxBytes, nil), nil, Options{})
+	var handles []string
+	for range 5 {
+		folded, err := f.Fold(ctx, alice, bigListing(500), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles = append(handles, folded.Handle)
+	}
+	for i, h := range handles {
+		_, err := f.Query(ctx, alice, Query{Handle: h, Path: "truncated"})
+		if kept := i >= 2; kept != (err == nil) {
+			t.Errorf("handle %d: kept %v, err %v", i, kept, err)
+		}
+	}
+	// The byte bound drops the oldest too.
+	m := NewMemoryStore(100, 100, nil)
+	for i := range 5 {
+		m.Put(ctx, fmt.Sprint(i), make([]byte, 40), time.Now().Add(time.Hour))
+	}
+	if m.Len() != 2 {
+		t.Errorf("%d records under a 100-byte bound of 40-byte records", m.Len())
+	}
+	if _, err := m.Get(ctx, "4"); err != nil {
+		t.Error("the newest record was dropped")
+	}
+}
+
+func TestFoldKeepsWithinThreshold(t *testing.T) {
+	ctx := context.Background()
+	opt := DefaultOptions()
+	opt.ThresholdBytes = MinThresholdBytes
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, opt)
+	wide := &Object{}
+	for i := range 2000 {
+		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
+		wide.Values = append(wide.Values, obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
+	}
+	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": bigListing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)})} {
+		folded, err := f.Fold(ctx, alice, data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(folded.Text()) > opt.ThresholdBytes {
+			t.Errorf("%s: folded text %d bytes, threshold %d: %s", name, len(folded.Text()), opt.ThresholdBytes, folded.Text())
+		}
+	}
+	if _, err := f.Fold(ctx, alice, []byte(`"a string"`), nil); !errors.Is(err, ErrNotFoldable) {
+		t.Errorf("a string folded: %v", err)
+	}
+}
+
+func TestFoldRespectsOutputSchema(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	data := bigListing(1000)
+	strict := json.RawMessage(`{"type":"object","properties":{"entries":{"type":"array"}},"required":["entries"]}`)
+	if _, err := f.Fold(ctx, alice, data, strict); err == nil {
+		t.Error("a schema that requires entries admitted the folded form")
+	}
+	union := json.RawMessage(`{"anyOf":[{"type":"object","required":["entries"]},
+		{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"}},"required":["preview","shape","handle"],"additionalProperties":false}]}`)
+	if _, err := f.Fold(ctx, alice, data, union); err != nil {
+		t.Errorf("a union with the folded form: %v", err)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	counter, _ := pager.NewCounter(pager.Estimate)
+	store := NewMemoryStore(1, 1, nil)
+	bad := []Options{
+		{ThresholdBytes: 1023, TTL: time.Minute},
+		{ThresholdBytes: 2048, TTL: time.Millisecond},
+		{ThresholdBytes: 2048, TTL: time.Minute, PreviewItems: -1},
+	}
+	for _, opt := range bad {
+		if _, err := New(testSecret(), store, counter, opt); err == nil {
+			t.Errorf("New accepted %+v", opt)
+		}
+	}
+	if _, err := New([]byte("short"), store, counter, DefaultOptions()); err == nil {
+		t.Error("New accepted a short secret")
+	}
+}
