@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/folio-mcp/folio/reader"
@@ -61,6 +62,32 @@ func FuzzToolArguments(f *testing.F) {
 		var l listArgs
 		if e := decodeArgs(b, &l); e != nil && e.Code != reader.CodeInvalidArgument {
 			t.Fatalf("code %s", e.Code)
+		}
+	})
+}
+
+// FuzzGrepPattern: any pattern either is refused as invalid_argument or
+// compiles, and a line the per-line expression matches is never skipped by
+// the whole-file check.
+func FuzzGrepPattern(f *testing.F) {
+	for _, p := range []string{"a", "^b$", `\Qx`, "(?i)é", `a\b`, "[^x]", `\Ay\z`} {
+		f.Add(p, false, "a\r\nb\nxy\n")
+	}
+	f.Fuzz(func(t *testing.T, pattern string, literal bool, text string) {
+		g, e := newGrepper(grepArgs{Pattern: pattern, Literal: literal})
+		if e != nil {
+			if e.Code != reader.CodeInvalidArgument {
+				t.Fatalf("code %s", e.Code)
+			}
+			return
+		}
+		if g.filter == nil || g.filter.MatchString(text) {
+			return
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if g.line.MatchString(strings.TrimSuffix(line, "\r")) {
+				t.Fatalf("pattern %q matches line %q, but the file check skips %q", pattern, line, text)
+			}
 		}
 	})
 }

@@ -174,10 +174,12 @@ func newGrepper(a grepArgs) (*grepper, *reader.Error) {
 	if g.line, err = regexp.Compile(expr); err != nil {
 		return nil, invalid(fmt.Sprintf("pattern is not a valid RE2 regular expression: %v; pass literal: true to search for plain text", err))
 	}
-	// With ^ and $ at every line, a line's match is also a match in the
-	// whole file; \A and \z are the exception, so they skip the check.
-	if !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
-		g.filter = regexp.MustCompile("(?m)(?:" + expr + ")")
+	// With ^ at every line, a line's match is also a match in the whole
+	// file. $ is not (multi-line $ does not match before "\r\n"), nor are
+	// \A and \z: patterns with them skip the check.
+	if a.Literal || !strings.Contains(a.Pattern, "$") && !strings.Contains(a.Pattern, `\A`) && !strings.Contains(a.Pattern, `\z`) {
+		// An unclosed \Q quotes the closing parenthesis too: no check then.
+		g.filter, _ = regexp.Compile("(?m)(?:" + expr + ")")
 	}
 	return g, nil
 }

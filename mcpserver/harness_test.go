@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
@@ -45,7 +47,12 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	dir := t.TempDir()
+	return newEnvAt(t, t.TempDir())
+}
+
+// newEnvAt serves the directory dir.
+func newEnvAt(t testing.TB, dir string) *env {
+	t.Helper()
 	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: fsview.DefaultDeny(), MaxFileBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +95,11 @@ type serverOpts struct {
 	counter   string
 	// local serves without the tokens file, as stdio does.
 	local bool
+	// store keeps folded answers; a fresh memory store when nil.
+	store fold.Store
+	// threshold is the fold threshold; fold.DefaultThresholdBytes when 0.
+	threshold int
+	log       *slog.Logger
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -95,7 +107,19 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	if o.counter == "" {
 		o.counter = pager.O200kBase
 	}
-	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test"}
+	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log}
+	if o.store == nil {
+		o.store = fold.NewMemoryStore(100, fold.DefaultMemoryMaxBytes, nil)
+	}
+	fopt := fold.DefaultOptions()
+	if o.threshold != 0 {
+		fopt.ThresholdBytes = o.threshold
+	}
+	folder, err := fold.New(bytes.Repeat([]byte{5}, fold.SecretLen), o.store, cfg.Counter, fopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Fold = folder
 	if e.tokens != "" && !o.local {
 		tk, err := OpenTokens(e.tokens, cfg.Logger)
 		if err != nil {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fold"
@@ -47,6 +49,9 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 		return nil, nil, err
 	}
 	if r, ok := store.(*fold.RedisStore); ok {
+		// go-redis logs to the standard logger; its news goes to the
+		// debug log, as folio warns of a failed store itself.
+		redis.SetLogger(redisLog{log})
 		if err := r.Ping(c.Context); err != nil {
 			log.Warn("the Redis handle store does not answer now; large answers go whole until it does", "err", err)
 		}
@@ -63,4 +68,11 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 		return nil, nil, err
 	}
 	return folder, func() { store.Close() }, nil
+}
+
+// redisLog passes go-redis's messages to the debug log.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }

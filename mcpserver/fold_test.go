@@ -1,0 +1,251 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/redistest"
+)
+
+// folded is a folded tool answer as a client sees it.
+type folded struct {
+	Preview json.RawMessage `json:"preview"`
+	Shape   json.RawMessage `json:"shape"`
+	Handle  string          `json:"handle"`
+}
+
+// wantFolded checks that r is a folded answer, in structuredContent, in its
+// text followed by a hint line, and in _meta, and returns it.
+func wantFolded(t testing.TB, r result) folded {
+	t.Helper()
+	if r.isError || r.raw.StructuredContent == nil {
+		t.Fatalf("not folded: %.300s", r.text)
+	}
+	var f folded
+	sc, _ := json.Marshal(r.raw.StructuredContent)
+	if err := json.Unmarshal(sc, &f); err != nil || f.Handle == "" || f.Shape == nil {
+		t.Fatalf("structuredContent %.300s: %v", sc, err)
+	}
+	body, hint, ok := strings.Cut(r.text, "\n")
+	if !ok || !strings.Contains(hint, "result_query") || !strings.Contains(hint, f.Handle) {
+		t.Fatalf("text %.300s: want the folded JSON and a hint line", r.text)
+	}
+	var again folded
+	if err := json.Unmarshal([]byte(body), &again); err != nil || again.Handle != f.Handle {
+		t.Fatalf("text JSON %.300s: %v", body, err)
+	}
+	m, _ := r.meta[MetaResultHandle].(map[string]any)
+	if m["handle"] != f.Handle || m["bytes"].(float64) <= float64(fold.DefaultThresholdBytes) || m["ttlSeconds"] != float64(600) {
+		t.Fatalf("_meta %v", r.meta)
+	}
+	return f
+}
+
+// queryAll reads every item of the list at path through result_query, page
+// by page, and returns them.
+func queryAll(t testing.TB, cs *mcp.ClientSession, handle, path string) []json.RawMessage {
+	t.Helper()
+	var all []json.RawMessage
+	offset := 0
+	for {
+		r := call(t, cs, "result_query", map[string]any{"handle": handle, "path": path, "offset": offset, "limit": 100})
+		if r.isError {
+			t.Fatalf("result_query at %d: %s", offset, r.text)
+		}
+		var a struct {
+			Value      []json.RawMessage
+			Total      int
+			NextOffset *int `json:"next_offset"`
+		}
+		if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, a.Value...)
+		if a.NextOffset == nil {
+			if len(all) != a.Total {
+				t.Fatalf("read %d of %d items", len(all), a.Total)
+			}
+			return all
+		}
+		offset = *a.NextOffset
+	}
+}
+
+// TestListFoldsOverHTTP lists the Go distribution's src/net recursively
+// over HTTP: the answer folds, result_query gives back every entry exactly,
+// and neither another subject nor another session of the same subject can
+// read the handle.
+func TestListFoldsOverHTTP(t *testing.T) {
+	e := newEnvAt(t, filepath.Join(runtime.GOROOT(), "src", "net"))
+	alice := e.addToken(t, "alice")
+	bob := e.addToken(t, "bob")
+	endpoint := serveHTTP(t, e.server(t, serverOpts{}))
+	cs := dialHTTP(t, endpoint, alice, nil)
+
+	r := call(t, cs, "list", map[string]any{"recursive": true})
+	f := wantFolded(t, r)
+	if len(r.text) > fold.DefaultThresholdBytes {
+		t.Errorf("the folded answer is %d bytes", len(r.text))
+	}
+	got := queryAll(t, cs, f.Handle, "entries")
+
+	// The same listing, whole, from a server that never folds.
+	whole := e.server(t, serverOpts{threshold: 1 << 30, local: true})
+	var want Listing
+	if err := json.Unmarshal([]byte(call(t, dialMemory(t, whole, nil), "list", map[string]any{"recursive": true}).text), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want.Entries) || len(got) < 300 {
+		t.Fatalf("result_query gave %d entries, the whole listing has %d", len(got), len(want.Entries))
+	}
+	for i, raw := range got {
+		var entry Entry
+		json.Unmarshal(raw, &entry)
+		w := want.Entries[i]
+		if entry.Path != w.Path || entry.Type != w.Type || (w.Size == nil) != (entry.Size == nil) || w.Size != nil && *w.Size != *entry.Size {
+			t.Fatalf("entry %d: %s, want %+v", i, raw, w)
+		}
+	}
+	// A dot path into one entry, and fields.
+	r = call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "$.entries[3]", "fields": []string{"path"}})
+	if r.isError || r.text != fmt.Sprintf(`{"path":"$.entries[3]","value":{"path":%q}}`, want.Entries[3].Path) {
+		t.Errorf("entries[3]: %s", r.text)
+	}
+
+	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "limit": 5000}), fold.CodeSliceTooLarge)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "page": 1, "offset": 0}), fold.CodeInvalidArgument)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries.99999"}), fold.CodePathNotFound)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "nope": 1}), "invalid_argument")
+}
+
+// TestFoldNeedsAnOwner: an anonymous stateless call gets the whole answer,
+// since nobody could read its handle back; with a token, a stateless
+// answer folds and any call of the same subject reads it.
+func TestFoldNeedsAnOwner(t *testing.T) {
+	e := newEnv(t)
+	for i := range 400 {
+		e.write(t, fmt.Sprintf("d%d/file-with-a-longish-name-%04d.md", i%10, i), "x")
+	}
+	anon := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{stateless: true, local: true})), "", nil)
+	r := call(t, anon, "list", map[string]any{"recursive": true})
+	if r.raw.StructuredContent != nil || len(r.text) <= fold.DefaultThresholdBytes {
+		t.Fatalf("anonymous stateless answer: %d bytes, structured %v", len(r.text), r.raw.StructuredContent != nil)
+	}
+
+	tok := e.addToken(t, "carol")
+	dave := e.addToken(t, "dave")
+	endpoint := serveHTTP(t, e.server(t, serverOpts{stateless: true}))
+	f := wantFolded(t, call(t, dialHTTP(t, endpoint, tok, nil), "list", map[string]any{"recursive": true}))
+	if n := len(queryAll(t, dialHTTP(t, endpoint, tok, nil), f.Handle, "entries")); n != 410 {
+		t.Errorf("%d entries, want 410", n)
+	}
+	wantCode(t, call(t, dialHTTP(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+}
+
+// TestFoldPerConnection: two connections with no session ID (stdio-like)
+// each read only their own handles.
+func TestFoldPerConnection(t *testing.T) {
+	e := newEnv(t)
+	for i := range 400 {
+		e.write(t, fmt.Sprintf("file-with-a-longish-name-%04d.md", i), "x")
+	}
+	s := e.server(t, serverOpts{local: true})
+	one, two := dialMemory(t, s, nil), dialMemory(t, s, nil)
+	f := wantFolded(t, call(t, one, "list", nil))
+	if r := call(t, one, "result_query", map[string]any{"handle": f.Handle, "path": "entries.399.path"}); r.text != `{"path":"entries.399.path","value":"file-with-a-longish-name-0399.md","total":32,"offset":0}` {
+		t.Errorf("own handle: %s", r.text)
+	}
+	wantCode(t, call(t, two, "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+}
+
+// TestGrepFoldsOnlyWhenLarge: a small grep answers inline, a large one
+// folds and result_query reads its matches.
+func TestGrepFoldsOnlyWhenLarge(t *testing.T) {
+	e := newEnv(t)
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "line %d: needle %s\n", i, strings.Repeat("hay ", i%7))
+	}
+	e.write(t, "big.txt", b.String())
+	e.write(t, "small.txt", "one needle\nnothing\n")
+	tok := e.addToken(t, "erin")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
+
+	r := call(t, cs, "grep", map[string]any{"pattern": "needle", "path": "small.txt"})
+	if r.raw.StructuredContent != nil || r.text != fmt.Sprintf(`{"matches":[{"uri":%q,"line":1,"text":"one needle"}],"files_searched":1,"truncated":false}`, fsview.URI(filepath.Join(e.dir, "small.txt"))) {
+		t.Errorf("small grep: %s", r.text)
+	}
+	f := wantFolded(t, call(t, cs, "grep", map[string]any{"pattern": "needle", "max_matches": 5000}))
+	matches := queryAll(t, cs, f.Handle, "matches")
+	if len(matches) != 2001 {
+		t.Fatalf("%d matches, want 2001", len(matches))
+	}
+	var m GrepLine
+	json.Unmarshal(matches[1500], &m)
+	if m.Line != 1501 || m.Text != "line 1500: needle "+strings.Repeat("hay ", 1500%7) {
+		t.Errorf("match 1500: %s", matches[1500])
+	}
+}
+
+// syncBuffer is a log sink that tests read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRedisStoreDownSendsWhole folds into a real Redis, kills it, and shows
+// that the next large answer is sent whole with a warning in the log.
+func TestRedisStoreDownSendsWhole(t *testing.T) {
+	e := newEnv(t)
+	for i := range 400 {
+		e.write(t, fmt.Sprintf("file-with-a-longish-name-%04d.md", i), "x")
+	}
+	srv := redistest.Start(t)
+	store, err := fold.OpenRedisStore(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var logs syncBuffer
+	tok := e.addToken(t, "frank")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{store: store, log: slog.New(slog.NewTextHandler(&logs, nil))})), tok, nil)
+
+	f := wantFolded(t, call(t, cs, "list", nil))
+	if r := call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "/entries/0/path"}); r.isError {
+		t.Fatalf("result_query through Redis: %s", r.text)
+	}
+	srv.Kill()
+	r := call(t, cs, "list", nil)
+	var whole Listing
+	if r.isError || r.raw.StructuredContent != nil || json.Unmarshal([]byte(r.text), &whole) != nil || len(whole.Entries) != 400 {
+		t.Fatalf("with Redis down: %.200s", r.text)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "answer sent whole") {
+		t.Errorf("no warning logged: %s", logs.String())
+	}
+}
