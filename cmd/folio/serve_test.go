@@ -293,6 +293,9 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--tokens", filepath.Join(dir, "t.json")}, "--tokens applies to --http"},
 		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file"},
 		{[]string{"--root", filepath.Join(dir, "missing")}, "root"},
+		{[]string{"--root", dir, "--handle-store", "postgres://x"}, "unknown store"},
+		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
+		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
 	} {
 		r := folio(t, "", append([]string{"serve"}, tc.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
