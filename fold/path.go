@@ -86,34 +86,6 @@ func parseDotPath(p string) ([]string, error) {
 	return segs, nil
 }
 
-// lookup follows segs from v. A segment names a key of an object or, in
-// decimal, an index of a list.
-func lookup(v any, segs []string) (any, error) {
-	for i, s := range segs {
-		at := pointer(segs[:i])
-		switch c := v.(type) {
-		case *Object:
-			next, ok := c.Get(s)
-			if !ok {
-				return nil, fmt.Errorf("the object at %s has no key %q; its keys: %s", at, s, keyList(c))
-			}
-			v = next
-		case []any:
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 || strconv.Itoa(n) != s {
-				return nil, fmt.Errorf("the value at %s is a list: %q is not an index", at, s)
-			}
-			if n >= len(c) {
-				return nil, fmt.Errorf("index %d is past the end of the list at %s (length %d)", n, at, len(c))
-			}
-			v = c[n]
-		default:
-			return nil, fmt.Errorf("the value at %s is a %s: it has nothing named %q", at, typeName(v), s)
-		}
-	}
-	return v, nil
-}
-
 // pointer writes segments as a JSON pointer; the root is "/" here, for
 // messages only.
 func pointer(segs []string) string {
@@ -129,34 +101,18 @@ func pointer(segs []string) string {
 }
 
 // keyList names an object's first keys, for a message.
-func keyList(o *Object) string {
+func keyList(keys []string) string {
 	const most = 20
-	if len(o.Keys) == 0 {
+	if len(keys) == 0 {
 		return "none"
 	}
 	quoted := make([]string, 0, most)
-	for _, k := range o.Keys[:min(len(o.Keys), most)] {
+	for _, k := range keys[:min(len(keys), most)] {
 		quoted = append(quoted, strconv.Quote(k))
 	}
 	s := strings.Join(quoted, ", ")
-	if len(o.Keys) > most {
-		s += fmt.Sprintf(" and %d more", len(o.Keys)-most)
+	if len(keys) > most {
+		s += fmt.Sprintf(" and %d more", len(keys)-most)
 	}
 	return s
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "list"
-	case *Object:
-		return "object"
-	}
-	return "number"
 }

@@ -1,7 +1,9 @@
 package fold
 
 import (
+	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,13 +44,13 @@ func FuzzParsePath(f *testing.F) {
 	for _, s := range []string{"", "$", "a.b", "$.a[1].b", `$["x"]`, "/a/b~1c", "/"} {
 		f.Add(s)
 	}
-	v, _ := Parse([]byte(`{"a":[{"b":1},{"c":"x"}],"":{"":2},"x/y":{"~":3}}`))
+	data := []byte(`{"a":[{"b":1},{"c":"x"}],"":{"":2},"x/y":{"~":3}}`)
 	f.Fuzz(func(t *testing.T, p string) {
 		segs, err := ParsePath(p)
 		if err != nil {
 			return
 		}
-		lookup(v, segs)
+		find(data, segs)
 		var b strings.Builder
 		for _, s := range segs {
 			b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
@@ -59,6 +61,62 @@ func FuzzParsePath(f *testing.F) {
 		}
 		if err != nil || !reflect.DeepEqual(back, segs) {
 			t.Fatalf("%q: segments %q, as a pointer %q gives %q, %v", p, segs, b.String(), back, err)
+		}
+	})
+}
+
+// walk follows segs through a parsed value, as find does through bytes.
+func walk(v any, segs []string) (any, bool) {
+	for _, s := range segs {
+		switch c := v.(type) {
+		case *Object:
+			next, ok := c.Get(s)
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n >= len(c) || strconv.Itoa(n) != s {
+				return nil, false
+			}
+			v = c[n]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// FuzzFind checks the byte scanner against the parser: on any valid JSON,
+// find gives the bytes of the value that walking the parsed tree gives.
+func FuzzFind(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"x\\\"y"}],"a":{"c":[]}}`), "a.c")
+	f.Add([]byte(` [ {"k" : [ "]" , "}" ] } , 2 ] `), "$[0].k[1]")
+	f.Add([]byte(`{"\u0061":1,"b":{"":true}}`), `$["b"][""]`)
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		v, err := Parse(data)
+		if err != nil {
+			return
+		}
+		segs, err := ParsePath(path)
+		if err != nil {
+			return
+		}
+		want, ok := walk(v, segs)
+		raw, err := find(data, segs)
+		if ok != (err == nil) {
+			t.Fatalf("walk found %v, find: %v", ok, err)
+		}
+		if !ok {
+			return
+		}
+		got, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("find gave %q: %v", raw, err)
+		}
+		if g, w := Marshal(got), Marshal(want); !bytes.Equal(g, w) {
+			t.Fatalf("find gave %s, walk %s", g, w)
 		}
 	})
 }

@@ -2,7 +2,6 @@ package fold
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -55,11 +54,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if err != nil {
 		return Answer{}, err
 	}
-	root, err := Parse(data)
-	if err != nil {
-		return Answer{}, fmt.Errorf("fold: a kept answer does not parse: %w", err)
-	}
-	v, err := lookup(root, segs)
+	raw, err := find(data, segs)
 	if err != nil {
 		return Answer{}, newError(CodePathNotFound, "%v; read the shape, or query a shorter path", err)
 	}
@@ -68,7 +63,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 		path = "$"
 	}
 	s := slicer{q: q, threshold: f.opt.ThresholdBytes, counter: f.counter, head: pager.AppendString([]byte(`{"path":`), path)}
-	return s.answer(v)
+	return s.answer(raw)
 }
 
 func checkQuery(q Query) error {
@@ -100,51 +95,83 @@ type slicer struct {
 	head      []byte // {"path":"…"
 }
 
-func (s *slicer) answer(v any) (Answer, error) {
+// answer answers with the value whose bytes are raw, parsing only what it
+// gives.
+func (s *slicer) answer(raw []byte) (Answer, error) {
 	q := s.q
 	ranged := q.Offset != nil || q.Limit != nil || q.Page != nil || q.MaxTokens != nil
-	switch v := v.(type) {
-	case []any:
-		items, err := s.fields(v)
+	switch raw[0] {
+	case '[':
+		items, err := elements(raw)
 		if err != nil {
 			return Answer{}, err
 		}
-		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) []byte {
-			return appendValue(b, items[i])
+		if err := s.checkItemFields(raw, items); err != nil {
+			return Answer{}, err
+		}
+		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
+			v, err := Parse(raw[items[i].start:items[i].end])
+			if o, ok := v.(*Object); ok && len(q.Fields) > 0 {
+				v = keep(o, q.Fields, map[string]bool{})
+			}
+			return appendValue(b, v), err
 		}}, DefaultItems, "items")
-	case string:
+	case '"':
 		if len(q.Fields) > 0 {
 			return Answer{}, newError(CodeInvalidArgument, "fields applies to objects; the value at %s is a string", s.path())
 		}
-		runes := []rune(v)
-		return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) []byte {
-			var enc [utf8.UTFMax]byte
-			n := utf8.EncodeRune(enc[:], runes[i])
-			s := pager.AppendString(nil, string(enc[:n]))
-			return append(b, s[1:len(s)-1]...)
-		}}, DefaultChars, "characters")
-	case *Object:
-		o, err := s.objectFields(v)
+		v, err := Parse(raw)
 		if err != nil {
 			return Answer{}, err
 		}
-		if ranged {
-			return s.run(sequence{total: len(o.Keys), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) []byte {
-				b = pager.AppendString(b, o.Keys[i])
-				b = append(b, ':')
-				return appendValue(b, o.Values[i])
-			}}, DefaultItems, "members")
-		}
-		return s.whole(o)
-	default:
-		if ranged || len(q.Fields) > 0 {
-			if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
-				return s.whole(v)
+		runes := []rune(v.(string))
+		return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) ([]byte, error) {
+			var enc [utf8.UTFMax]byte
+			n := utf8.EncodeRune(enc[:], runes[i])
+			s := pager.AppendString(nil, string(enc[:n]))
+			return append(b, s[1:len(s)-1]...), nil
+		}}, DefaultChars, "characters")
+	case '{':
+		if !ranged {
+			v, err := Parse(raw)
+			if err != nil {
+				return Answer{}, err
 			}
-			return Answer{}, newError(CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), typeName(v))
+			o, err := s.objectFields(v.(*Object))
+			if err != nil {
+				return Answer{}, err
+			}
+			return s.whole(o)
 		}
-		return s.whole(v)
+		members, err := elements(raw)
+		if err != nil {
+			return Answer{}, err
+		}
+		if members, err = s.memberFields(members); err != nil {
+			return Answer{}, err
+		}
+		return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
+			v, err := Parse(raw[members[i].start:members[i].end])
+			b = pager.AppendString(b, members[i].key)
+			b = append(b, ':')
+			return appendValue(b, v), err
+		}}, DefaultItems, "members")
 	}
+	if ranged || len(q.Fields) > 0 {
+		if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
+			v, err := Parse(raw)
+			if err != nil {
+				return Answer{}, err
+			}
+			return s.whole(v)
+		}
+		return Answer{}, newError(CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
+	}
+	v, err := Parse(raw)
+	if err != nil {
+		return Answer{}, err
+	}
+	return s.whole(v)
 }
 
 func (s *slicer) path() string {
@@ -176,7 +203,7 @@ func (s *slicer) whole(v any) (Answer, error) {
 type sequence struct {
 	total            int
 	open, close, sep string
-	elem             func(b []byte, i int) []byte
+	elem             func(b []byte, i int) ([]byte, error)
 }
 
 // run answers with a slice of seq: from the offset, limit elements (def
@@ -213,7 +240,10 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 		if i > 0 {
 			body = append(body, seq.sep...)
 		}
-		body = seq.elem(body, offset+i)
+		var err error
+		if body, err = seq.elem(body, offset+i); err != nil {
+			return Answer{}, err
+		}
 		ends = append(ends, len(body))
 	}
 	build := func(n int) []byte {
@@ -280,30 +310,34 @@ func (s *slicer) deeper(i int) string {
 	return s.q.Path + "." + strconv.Itoa(i)
 }
 
-// fields applies the query's fields to each object of a list.
-func (s *slicer) fields(items []any) ([]any, error) {
-	if len(s.q.Fields) == 0 {
-		return items, nil
+// checkItemFields checks that each of the query's fields is a key of some
+// object of the list, reading only the keys.
+func (s *slicer) checkItemFields(raw []byte, items []span) error {
+	if len(s.q.Fields) == 0 || len(items) == 0 {
+		return nil
 	}
 	found := make(map[string]bool, len(s.q.Fields))
 	objects := 0
-	out := make([]any, len(items))
-	for i, item := range items {
-		o, ok := item.(*Object)
-		if !ok {
-			out[i] = item
+	for _, item := range items {
+		if raw[item.start] != '{' {
 			continue
 		}
 		objects++
-		out[i] = keep(o, s.q.Fields, found)
+		members, err := elements(raw[item.start:item.end])
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			found[m.key] = true
+		}
 	}
-	if objects == 0 && len(items) > 0 {
-		return nil, newError(CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
+	if objects == 0 {
+		return newError(CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
 	}
-	if missing := missingFields(s.q.Fields, found); len(items) > 0 && missing != "" {
-		return nil, newError(CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
+	if missing := missingFields(s.q.Fields, found); missing != "" {
+		return newError(CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
 	}
-	return out, nil
+	return nil
 }
 
 // objectFields applies the query's fields to an object.
@@ -314,7 +348,29 @@ func (s *slicer) objectFields(o *Object) (*Object, error) {
 	found := map[string]bool{}
 	out := keep(o, s.q.Fields, found)
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o))
+		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o.Keys))
+	}
+	return out, nil
+}
+
+// memberFields keeps the members the query's fields name.
+func (s *slicer) memberFields(members []span) ([]span, error) {
+	if len(s.q.Fields) == 0 {
+		return members, nil
+	}
+	found := map[string]bool{}
+	var out []span
+	for _, m := range members {
+		for _, f := range s.q.Fields {
+			if m.key == f {
+				out = append(out, m)
+				found[f] = true
+				break
+			}
+		}
+	}
+	if missing := missingFields(s.q.Fields, found); missing != "" {
+		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
 	}
 	return out, nil
 }

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/pager"
 )
@@ -64,64 +65,300 @@ func (o *Object) index(k string) int {
 // ErrSyntax is returned by Parse for text that is not one JSON value.
 var ErrSyntax = errors.New("not a JSON value")
 
-// Parse reads one JSON value.
+// maxDepth bounds the nesting Parse accepts, as encoding/json does.
+const maxDepth = 10000
+
+// Parse reads one JSON value. It accepts what encoding/json accepts and
+// reads strings the same way (invalid UTF-8 becomes U+FFFD).
 func Parse(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec)
+	p := parser{data: data}
+	p.space()
+	v, err := p.value(0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: more than one value", ErrSyntax)
+	p.space()
+	if p.pos != len(data) {
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
 	}
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := t.(type) {
-	case json.Delim:
-		switch t {
-		case '[':
-			items := []any{}
-			for dec.More() {
-				v, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				items = append(items, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return items, nil
-		case '{':
-			o := &Object{}
-			var index map[string]int
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := parseValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				index = o.add(kt.(string), v, index)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return o, nil
+// parser is a recursive-descent JSON reader over data. Items and members
+// gather on its stacks and are copied out once per container, and keys are
+// interned, to keep allocations down.
+type parser struct {
+	data []byte
+	pos  int
+	vals []any
+	keys []string
+	seen map[string]string
+}
+
+func (p *parser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
 	}
+}
+
+func (p *parser) fail(what string) error {
+	if p.pos >= len(p.data) {
+		return fmt.Errorf("unexpected end of input, want %s", what)
+	}
+	return fmt.Errorf("unexpected %q at byte %d, want %s", p.data[p.pos], p.pos, what)
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if p.pos >= len(p.data) {
+		return nil, p.fail("a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{' || c == '[':
+		if depth == maxDepth {
+			return nil, fmt.Errorf("nested deeper than %d", maxDepth)
+		}
+		if c == '{' {
+			return p.object(depth)
+		}
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, p.fail("a value")
+}
+
+func (p *parser) literal(word string) error {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		return p.fail(word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // [
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return []any{}, nil
+	}
+	mark := len(p.vals)
+	defer p.pop(mark)
+	for {
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.keys = append(p.keys, "")
+		p.vals = append(p.vals, v)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, p.fail(", or ]")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return slices.Clone(p.vals[mark:]), nil
+		default:
+			return nil, p.fail(", or ]")
+		}
+	}
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // {
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return &Object{}, nil
+	}
+	mark := len(p.vals)
+	defer p.pop(mark)
+	for {
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("a key")
+		}
+		k, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail(":")
+		}
+		p.pos++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.keys = append(p.keys, k)
+		p.vals = append(p.vals, v)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, p.fail(", or }")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return newObject(p.keys[mark:], p.vals[mark:]), nil
+		default:
+			return nil, p.fail(", or }")
+		}
+	}
+}
+
+// pop drops what a container pushed on the stacks, which run level: an
+// array's items push an empty key.
+func (p *parser) pop(mark int) {
+	clear(p.vals[mark:])
+	p.vals, p.keys = p.vals[:mark], p.keys[:mark]
+}
+
+// key reads an object key, interned.
+func (p *parser) key() (string, error) {
+	start := p.pos
+	k, err := p.string()
+	if err != nil {
+		return "", err
+	}
+	if k, ok := p.seen[string(p.data[start:p.pos])]; ok {
+		return k, nil
+	}
+	if p.seen == nil {
+		p.seen = map[string]string{}
+	}
+	if len(p.seen) < 4096 {
+		p.seen[string(p.data[start:p.pos])] = k
+	}
+	return k, nil
+}
+
+// newObject copies members into an Object; when a key repeats, the last
+// value wins at the place of the first.
+func newObject(keys []string, vals []any) *Object {
+	o := &Object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
+	if !repeats(keys) {
+		return o
+	}
+	out := &Object{}
+	var index map[string]int
+	for i, k := range o.Keys {
+		index = out.add(k, o.Values[i], index)
+	}
+	return out
+}
+
+func repeats(keys []string) bool {
+	if len(keys) <= 16 {
+		for i := range keys {
+			if slices.Contains(keys[:i], keys[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; ok {
+			return true
+		}
+		seen[k] = struct{}{}
+	}
+	return false
+}
+
+// string reads a string; one with escapes or invalid UTF-8 is decoded by
+// encoding/json, so that both read it alike.
+func (p *parser) string() (string, error) {
+	start := p.pos
+	p.pos++ // "
+	plain := true
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			raw := p.data[start+1 : p.pos-1]
+			if plain && utf8.Valid(raw) {
+				return string(raw), nil
+			}
+			var s string
+			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
+				return "", fmt.Errorf("bad string at byte %d: %v", start, err)
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			p.pos += 2
+		case c < 0x20:
+			return "", p.fail("no control character in a string")
+		default:
+			p.pos++
+		}
+	}
+	return "", fmt.Errorf("unterminated string at byte %d", start)
+}
+
+// number reads a number with JSON's grammar, kept as its text.
+func (p *parser) number() (any, error) {
+	start := p.pos
+	d := p.data
+	if d[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(d) && d[p.pos] == '0':
+		p.pos++
+	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
+		p.digits()
+	default:
+		return nil, p.fail("a digit")
+	}
+	if p.pos < len(d) && d[p.pos] == '.' {
+		p.pos++
+		if !p.digits() {
+			return nil, p.fail("a digit")
+		}
+	}
+	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
+			p.pos++
+		}
+		if !p.digits() {
+			return nil, p.fail("a digit")
+		}
+	}
+	return json.Number(d[start:p.pos]), nil
+}
+
+// digits skips one or more digits and reports whether there was one.
+func (p *parser) digits() bool {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos > start
 }
 
 // Marshal encodes v compactly, without HTML escaping.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,15 @@ func TestParseRepeatedKeysInLargeObjects(t *testing.T) {
 	}
 	if got, _ := o.Get("k3"); got != "again" {
 		t.Errorf("k3 = %v, want the last value", got)
+	}
+}
+
+func TestParseDepthAsEncodingJSON(t *testing.T) {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		data := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		if _, err := Parse(data); (err == nil) != json.Valid(data) {
+			t.Errorf("%d levels: Parse error %v, json.Valid %v", n, err, json.Valid(data))
+		}
 	}
 }
 
