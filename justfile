@@ -23,6 +23,11 @@ fuzz:
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
+    go test ./fold -run '^$' -fuzz 'FuzzParse$' -fuzztime 60s
+    go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s
+    go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s
+    go test ./fold -run '^$' -fuzz FuzzQuery -fuzztime 60s
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:

@@ -249,3 +249,20 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 		t.Errorf("no warning logged: %s", logs.String())
 	}
 }
+
+// TestFoldedListTokens measures what folding saves the model: the tokens of
+// the folded recursive list of the Go distribution's src/net against the
+// tokens of the whole answer.
+func TestFoldedListTokens(t *testing.T) {
+	e := newEnvAt(t, filepath.Join(runtime.GOROOT(), "src", "net"))
+	args := map[string]any{"recursive": true}
+	folded := call(t, dialMemory(t, e.server(t, serverOpts{local: true}), nil), "list", args)
+	wantFolded(t, folded)
+	whole := call(t, dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 30}), nil), "list", args)
+	c := counter(t, "o200k_base")
+	nf, nw := c.Count(folded.text), c.Count(whole.text)
+	t.Logf("recursive list of src/net: folded %d bytes, %d tokens; whole %d bytes, %d tokens (o200k_base)", len(folded.text), nf, len(whole.text), nw)
+	if nf*4 > nw {
+		t.Errorf("the folded answer (%d tokens) is over a quarter of the whole (%d)", nf, nw)
+	}
+}
