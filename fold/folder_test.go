@@ -411,3 +411,16 @@ func TestNewValidates(t *testing.T) {
 		t.Error("New accepted a short secret")
 	}
 }
+
+func TestQueryBoundsFields(t *testing.T) {
+	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	folded, err := f.Fold(context.Background(), alice, bigListing(1000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := make([]string, MaxFields+1)
+	_, err = f.Query(context.Background(), alice, Query{Handle: folded.Handle, Path: "entries", Fields: fields})
+	if !isCode(err, CodeInvalidArgument) {
+		t.Errorf("%d fields: %v", len(fields), err)
+	}
+}

@@ -9,10 +9,11 @@ import (
 	"github.com/folio-mcp/folio/pager"
 )
 
-// Default slice lengths of Query.
+// Default slice lengths of Query, and the most fields it takes.
 const (
 	DefaultItems = 20
 	DefaultChars = 2000
+	MaxFields    = 100
 )
 
 // Query asks for part of a folded answer.
@@ -83,6 +84,8 @@ func checkQuery(q Query) error {
 		return bad("page counts from 1")
 	case q.MaxTokens != nil && *q.MaxTokens < 1:
 		return bad("max_tokens must be 1 or more")
+	case len(q.Fields) > MaxFields:
+		return bad("fields takes at most %d keys", MaxFields)
 	}
 	return nil
 }

@@ -111,14 +111,17 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 		}
 	}
 	h := blake3.New()
-	buf := make([]byte, readBuf+utf8.UTFMax)
+	// A small file needs no more than its size (one byte more, to see EOF
+	// in one read); a file that grows meanwhile is read in more chunks.
+	chunk := int(min(int64(readBuf), info.Size()+1))
+	buf := make([]byte, chunk+utf8.UTFMax)
 	carry := 0 // bytes of an unfinished code point kept at buf[:carry]
 	var pos int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := file.Read(buf[carry : carry+readBuf])
+		n, err := file.Read(buf[carry : carry+chunk])
 		if n > 0 {
 			fresh := buf[carry : carry+n]
 			h.Write(fresh)

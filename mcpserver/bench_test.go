@@ -106,3 +106,27 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGrep searches the Go distribution's src/net (about 440 files)
+// through the MCP tool: a rare literal, a regular expression with many
+// matches (folded), and a case-insensitive one.
+func BenchmarkGrep(b *testing.B) {
+	e := newEnvAt(b, filepath.Join(runtime.GOROOT(), "src", "net"))
+	cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"literal", map[string]any{"pattern": "ErrWriteToConnected", "literal": true}},
+		{"regexp", map[string]any{"pattern": `func \(\w+ \*\w+\) \w+\(`, "max_matches": 100000}},
+		{"ignore_case", map[string]any{"pattern": "deadline exceeded", "ignore_case": true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if r := call(b, cs, "grep", tc.args); r.isError {
+					b.Fatal(r.text)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -143,6 +144,15 @@ func TestFoldNeedsAnOwner(t *testing.T) {
 	r := call(t, anon, "list", map[string]any{"recursive": true})
 	if r.raw.StructuredContent != nil || len(r.text) <= fold.DefaultThresholdBytes {
 		t.Fatalf("anonymous stateless answer: %d bytes, structured %v", len(r.text), r.raw.StructuredContent != nil)
+	}
+	tools, err := anon.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "result_query" {
+			t.Error("result_query is listed where nothing can fold")
+		}
 	}
 
 	tok := e.addToken(t, "carol")

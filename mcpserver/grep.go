@@ -3,10 +3,11 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,9 +64,6 @@ type GrepLine struct {
 	Context bool   `json:"context,omitempty"`
 }
 
-// errEnough stops a search at its match limit.
-var errEnough = errors.New("enough matches")
-
 func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a grepArgs
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
@@ -86,67 +84,34 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return s.toolError(err)
 	}
-	if !start.IsDir() {
-		if a.Glob != "" {
-			return errorResult(invalid(fmt.Sprintf("glob applies to a directory, and %s is a file", start.URI))), nil
-		}
-		err = grepFile(ctx, c.fs, g, a.Path)
+	var out GrepResult
+	if start.IsDir() {
+		out, err = g.tree(ctx, c.fs, a.Path, a.Glob)
+	} else if a.Glob != "" {
+		return errorResult(invalid(fmt.Sprintf("glob applies to a directory, and %s is a file", start.URI))), nil
 	} else {
-		err = c.fs.Walk(ctx, a.Path, func(f fsview.File, err error) error {
-			if err != nil {
-				return nil // hidden: denied, or a symlink that leads out
-			}
-			if a.Glob != "" {
-				if ok, _ := doublestar.Match(a.Glob, f.Rel); !ok {
-					return nil
-				}
-			}
-			snap, err := c.fs.Snapshot(ctx, f, 0, -1)
-			if err != nil {
-				// Not text, over the size cap, or gone: not searched.
-				return ctx.Err()
-			}
-			return g.file(f.URI, snap.Window)
-		})
+		out, err = g.single(ctx, c.fs, a.Path)
 	}
-	if errors.Is(err, errEnough) {
-		g.out.Truncated = true
-		g.out.Note = fmt.Sprintf("stopped at %d matches: narrow the pattern, path or glob, or raise max_matches", g.max)
-	} else if err != nil {
+	if err != nil {
 		return s.toolError(err)
 	}
-	b, err := marshalCompact(g.out)
+	b, err := marshalCompact(out)
 	if err != nil {
 		return s.toolError(err)
 	}
 	return s.answer(ctx, req, c, b), nil
 }
 
-// grepFile searches the one file name, whose errors are the caller's.
-func grepFile(ctx context.Context, fs *fsview.FS, g *grepper, name string) error {
-	f, err := fs.Regular(name)
-	if err != nil {
-		return err
-	}
-	snap, err := fs.Snapshot(ctx, f, 0, -1)
-	if err != nil {
-		return err
-	}
-	return g.file(f.URI, snap.Window)
-}
-
-// grepper matches lines and collects the answer.
+// grepper is a compiled search. It is safe for concurrent use.
 type grepper struct {
 	line    *regexp.Regexp // matched against each line
 	filter  *regexp.Regexp // a file without a match of this has no matching line; nil to skip the check
 	context int
 	max     int
-	found   int
-	out     GrepResult
 }
 
 func newGrepper(a grepArgs) (*grepper, *reader.Error) {
-	g := &grepper{context: 0, max: DefaultMaxMatches, out: GrepResult{Matches: []GrepLine{}}}
+	g := &grepper{context: 0, max: DefaultMaxMatches}
 	if a.Context != nil {
 		g.context = *a.Context
 	}
@@ -176,19 +141,145 @@ func newGrepper(a grepArgs) (*grepper, *reader.Error) {
 	}
 	// With ^ at every line, a line's match is also a match in the whole
 	// file. $ is not (multi-line $ does not match before "\r\n"), nor are
-	// \A and \z: patterns with them skip the check.
-	if a.Literal || !strings.Contains(a.Pattern, "$") && !strings.Contains(a.Pattern, `\A`) && !strings.Contains(a.Pattern, `\z`) {
+	// \A and \z: patterns with them skip the check. So do case-insensitive
+	// ones, which have no literal prefix to speed the check up (on src/net,
+	// 89 ms without it, 124 ms with it).
+	if !a.IgnoreCase && (a.Literal || !strings.Contains(a.Pattern, "$") && !strings.Contains(a.Pattern, `\A`) && !strings.Contains(a.Pattern, `\z`)) {
 		// An unclosed \Q quotes the closing parenthesis too: no check then.
 		g.filter, _ = regexp.Compile("(?m)(?:" + expr + ")")
 	}
 	return g, nil
 }
 
-// file searches one file's text.
-func (g *grepper) file(uri string, text []byte) error {
-	g.out.FilesSearched++
+// single searches the one file name, whose errors are the caller's.
+func (g *grepper) single(ctx context.Context, fs *fsview.FS, name string) (GrepResult, error) {
+	f, err := fs.Regular(name)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	snap, err := fs.Snapshot(ctx, f, 0, -1)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	var out collected
+	out.add(g, g.file(f.URI, snap.Window))
+	return out.result(g), nil
+}
+
+// fileJob is one file of a tree search; done closes when hits is set.
+type fileJob struct {
+	f    fsview.File
+	hits *fileHits // nil: not searched (not text, over the cap, or gone)
+	done chan struct{}
+}
+
+// tree searches the visible text files under dir, several at once, and
+// gives their matches in walk order.
+func (g *grepper) tree(ctx context.Context, fs *fsview.FS, dir, glob string) (GrepResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *fileJob, workers)
+	order := make(chan *fileJob, 4*workers)
+	walked := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		walked <- fs.Walk(ctx, dir, func(f fsview.File, err error) error {
+			if err != nil {
+				return nil // hidden: denied, or a symlink that leads out
+			}
+			if glob != "" {
+				if ok, _ := doublestar.Match(glob, f.Rel); !ok {
+					return nil
+				}
+			}
+			j := &fileJob{f: f, done: make(chan struct{})}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			jobs <- j
+			return nil
+		})
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				if snap, err := fs.Snapshot(ctx, j.f, 0, -1); err == nil {
+					j.hits = g.file(j.f.URI, snap.Window)
+				}
+				close(j.done)
+			}
+		})
+	}
+	var out collected
+	for j := range order {
+		<-j.done
+		if j.hits != nil && out.add(g, j.hits) {
+			cancel()
+			break
+		}
+	}
+	for j := range order {
+		<-j.done // let the walker and the workers finish
+	}
+	wg.Wait()
+	if err := <-walked; err != nil && !out.Truncated {
+		return GrepResult{}, err
+	}
+	return out.result(g), nil
+}
+
+// fileHits is what one file gave: its lines, each with the number (from 1)
+// of the match it goes with, and its matches, counted up to the limit
+// plus one.
+type fileHits struct {
+	lines   []GrepLine
+	groups  []int
+	matches int
+}
+
+// collected gathers files' hits in order, up to the match limit.
+type collected struct {
+	GrepResult
+	found int
+}
+
+// add takes a file's hits and reports whether the limit was passed.
+func (c *collected) add(g *grepper, h *fileHits) bool {
+	c.FilesSearched++
+	room := g.max - c.found
+	for i, line := range h.lines {
+		if h.groups[i] > room {
+			c.Truncated = true
+			break
+		}
+		c.Matches = append(c.Matches, line)
+	}
+	c.found += min(h.matches, room)
+	return c.Truncated
+}
+
+func (c *collected) result(g *grepper) GrepResult {
+	out := c.GrepResult
+	if out.Matches == nil {
+		out.Matches = []GrepLine{}
+	}
+	if out.Truncated {
+		out.Note = fmt.Sprintf("stopped at %d matches: narrow the pattern, path or glob, or raise max_matches", g.max)
+	}
+	return out
+}
+
+// file searches one file's text, stopping once it has found more than the
+// match limit.
+func (g *grepper) file(uri string, text []byte) *fileHits {
+	h := &fileHits{}
 	if g.filter != nil && !g.filter.Match(text) {
-		return nil
+		return h
 	}
 	last := 0  // the last line given, so that context lines are not repeated
 	after := 0 // context lines still to give after a match
@@ -197,11 +288,12 @@ func (g *grepper) file(uri string, text []byte) error {
 		text []byte
 	}
 	var before []held // the lines before the current one, up to context
-	give := func(n int, text []byte, context bool) {
-		g.out.Matches = append(g.out.Matches, GrepLine{URI: uri, Line: n, Text: string(text), Context: context})
+	give := func(n int, text []byte, context bool, group int) {
+		h.lines = append(h.lines, GrepLine{URI: uri, Line: n, Text: string(text), Context: context})
+		h.groups = append(h.groups, group)
 		last = n
 	}
-	for n := 1; len(text) > 0; n++ {
+	for n := 1; len(text) > 0 && h.matches <= g.max; n++ {
 		end := bytes.IndexByte(text, '\n')
 		var line []byte
 		if end < 0 {
@@ -212,20 +304,17 @@ func (g *grepper) file(uri string, text []byte) error {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		switch {
 		case g.line.Match(line):
-			if g.found == g.max {
-				return errEnough
-			}
-			g.found++
+			h.matches++
 			for _, b := range before {
 				if b.n > last {
-					give(b.n, b.text, true)
+					give(b.n, b.text, true, h.matches)
 				}
 			}
 			before = before[:0]
-			give(n, line, false)
+			give(n, line, false, h.matches)
 			after = g.context
 		case after > 0:
-			give(n, line, true)
+			give(n, line, true, h.matches)
 			after--
 		case g.context > 0:
 			if len(before) == g.context {
@@ -234,5 +323,5 @@ func (g *grepper) file(uri string, text []byte) error {
 			before = append(before, held{n, line})
 		}
 	}
-	return nil
+	return h
 }

@@ -68,7 +68,8 @@ func (s *Server) addTools() {
 		InputSchema: json.RawMessage(grepSchema),
 		Annotations: ann,
 	}, s.grep)
-	if s.cfg.Fold != nil {
+	// Anonymous stateless calls never fold: no handle would be theirs.
+	if s.cfg.Fold != nil && !(s.cfg.Stateless && s.cfg.Tokens == nil) {
 		s.mcp.AddTool(&mcp.Tool{
 			Name:        "result_query",
 			Description: resultQueryDescription,
