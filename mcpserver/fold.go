@@ -1,13 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -109,78 +107,27 @@ func (s *Server) connectionID(ss *mcp.ServerSession) string {
 	return id
 }
 
-// answer sends a tool's JSON answer, folded when it should be.
+// answer sends a tool's JSON answer (an object): folded (see package fold)
+// when folding is on, data is over the threshold and the caller can read a
+// handle back; else whole. When the store fails the answer goes whole and a
+// warning is logged.
 func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, c *caller, data []byte) *mcp.CallToolResult {
-	return s.fold(ctx, req, c, nil, textResult(string(data)))
-}
-
-// fold returns res folded (see package fold) when folding is on, res is
-// one JSON answer over the threshold, the caller can read a handle back,
-// and the tool's output schema admits the folded form; else res itself.
-// When the store fails the answer goes whole and a warning is logged.
-func (s *Server) fold(ctx context.Context, req *mcp.CallToolRequest, c *caller, outputSchema json.RawMessage, res *mcp.CallToolResult) *mcp.CallToolResult {
-	if s.cfg.Fold == nil {
-		return res
-	}
-	data, ok := foldable(res)
-	if !ok || len(data) <= s.cfg.Fold.Threshold() {
-		return res
+	if s.cfg.Fold == nil || len(data) <= s.cfg.Fold.Threshold() {
+		return textResult(string(data))
 	}
 	owner, ok := s.owner(req, c)
 	if !ok {
-		return res
+		return textResult(string(data))
 	}
-	folded, err := s.cfg.Fold.Fold(ctx, owner, data, outputSchema)
+	// folio's own tools have no output schema.
+	folded, err := s.cfg.Fold.Fold(ctx, owner, data, nil)
 	if err != nil {
 		s.log.Warn("answer sent whole: it could not be folded", "tool", req.Params.Name, "bytes", len(data), "err", err)
-		return res
+		return textResult(string(data))
 	}
-	meta := mcp.Meta{}
-	for k, v := range res.Meta {
-		meta[k] = v
-	}
-	meta[MetaResultHandle] = map[string]any{"handle": folded.Handle, "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: folded.Text()}},
 		StructuredContent: json.RawMessage(folded.JSON),
-		Meta:              meta,
+		Meta:              mcp.Meta{MetaResultHandle: map[string]any{"handle": folded.Handle, "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}},
 	}
-}
-
-// foldable returns the JSON of an answer that may fold: one text block
-// holding a JSON object or array, or structuredContent with at most one
-// text block that repeats it. Errors, images, resources and several texts
-// are sent as they are.
-func foldable(res *mcp.CallToolResult) ([]byte, bool) {
-	if res.IsError || len(res.Content) > 1 {
-		return nil, false
-	}
-	var text []byte
-	if len(res.Content) == 1 {
-		t, ok := res.Content[0].(*mcp.TextContent)
-		if !ok {
-			return nil, false
-		}
-		text = bytes.TrimSpace([]byte(t.Text))
-	}
-	if res.StructuredContent == nil {
-		if len(text) == 0 || text[0] != '{' && text[0] != '[' || !json.Valid(text) {
-			return nil, false
-		}
-		return text, true
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	if err != nil || len(data) == 0 || data[0] != '{' && data[0] != '[' {
-		return nil, false
-	}
-	if text != nil && !sameJSON(text, data) {
-		return nil, false
-	}
-	return data, true
-}
-
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b []byte) bool {
-	var va, vb any
-	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
 }
