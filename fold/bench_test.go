@@ -85,7 +85,7 @@ func BenchmarkFoldParts(b *testing.B) {
 	f := newTestFolder(b, NewMemoryStore(1, DefaultMemoryMaxBytes, nil), nil, Options{})
 	b.Run("describe", func(b *testing.B) {
 		for b.Loop() {
-			f.describe(v, "handle")
+			f.describe(v, "handle", f.Threshold())
 		}
 	})
 	b.Run("encrypt", func(b *testing.B) {

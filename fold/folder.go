@@ -121,11 +121,11 @@ func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchem
 	rand.Read(raw)
 	handle := base64.RawURLEncoding.EncodeToString(raw)
 	folded := &Folded{Handle: handle, Bytes: len(data), TTL: f.opt.TTL}
-	folded.Value, folded.JSON = f.describe(v, handle)
+	folded.Hint = hint(v, folded)
+	folded.JSON = f.describe(v, handle, f.opt.ThresholdBytes-len(folded.Hint)-1)
 	if err := Admits(outputSchema, folded.JSON); err != nil {
 		return nil, err
 	}
-	folded.Hint = hint(v, folded)
 	storeKey, aead, err := f.keys(handle, owner)
 	if err != nil {
 		return nil, err
@@ -147,20 +147,20 @@ type Folded struct {
 	// Bytes is the size of the whole answer.
 	Bytes int
 	TTL   time.Duration
-	// Value is {"preview":…,"shape":…,"handle":…}; JSON is its encoding.
-	Value *Object
-	JSON  []byte
+	// JSON is {"preview":…,"shape":…,"handle":…}.
+	JSON []byte
 	// Hint is the line that tells the model how to read the rest.
 	Hint string
 }
 
-// Text is the folded answer as a text block: its JSON, then the hint.
+// Text is the folded answer as a text block: its JSON, then the hint. It is
+// never longer than the threshold.
 func (f *Folded) Text() string { return string(f.JSON) + "\n" + f.Hint }
 
-// describe builds the folded answer, cutting the shape's depth and the
-// preview until the whole fits in the threshold.
-func (f *Folder) describe(v any, handle string) (*Object, []byte) {
-	budget := f.opt.ThresholdBytes - 256 // room for the keys, the handle and the hint
+// describe encodes the folded answer in at most size bytes, cutting the
+// shape's depth and the preview as far as that needs.
+func (f *Folder) describe(v any, handle string, size int) []byte {
+	budget := size - len(`{"preview":,"shape":,"handle":""}`) - len(handle)
 	var s summary
 	s.add(v, shapeDepth)
 	var shape any
@@ -188,26 +188,35 @@ func (f *Folder) describe(v any, handle string) (*Object, []byte) {
 			break
 		}
 	}
-	out := obj("preview", preview, "shape", shape, "handle", handle)
-	return out, Marshal(out)
+	return Marshal(obj("preview", preview, "shape", shape, "handle", handle))
 }
 
 // hint tells the model how to read the rest, naming the first list of the
-// answer as an example.
+// answer (when its key is short) as an example.
 func hint(v any, f *Folded) string {
-	example := ""
+	example := `,"offset":0,"limit":20`
 	if o, ok := v.(*Object); ok {
+		example = ""
 		for i, k := range o.Keys {
-			if _, ok := o.Values[i].([]any); ok {
+			if _, ok := o.Values[i].([]any); ok && len(k) <= 64 {
 				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, Marshal(k))
 				break
 			}
 		}
-	} else {
-		example = `,"offset":0,"limit":20`
 	}
-	return fmt.Sprintf(`This answer (%d bytes) was folded into a preview and its shape. Read the parts you need with the result_query tool, e.g. {"handle":%q%s}; the handle works in this session for %s.`,
-		f.Bytes, f.Handle, example, f.TTL)
+	return fmt.Sprintf(`This answer (%d bytes) was folded into a preview and its shape. Read the parts you need with the result_query tool, e.g. {"handle":%q%s}; the handle works for this session and caller for %s.`,
+		f.Bytes, f.Handle, example, ttlText(f.TTL))
+}
+
+// ttlText says d in whole minutes where it can.
+func ttlText(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "1 minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }
 
 // additional is the data a record's ciphertext is bound to: its storage key

@@ -365,7 +365,7 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
 		wide.Values = append(wide.Values, obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
 	}
-	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": bigListing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)})} {
+	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": bigListing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)}), "long key": Marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
 		folded, err := f.Fold(ctx, alice, data, nil)
 		if err != nil {
 			t.Fatal(err)
