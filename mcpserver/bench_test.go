@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/pager"
 )
 
@@ -124,6 +127,56 @@ func BenchmarkGrep(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				if r := call(b, cs, "grep", tc.args); r.isError {
+					b.Fatal(r.text)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultQueryHTTP folds a grep answer of about 1 MiB over HTTP on
+// loopback, then reads 20 matches from its middle with result_query, per
+// store: the latency a model sees for one slice.
+func BenchmarkResultQueryHTTP(b *testing.B) {
+	e := newEnv(b)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 700<<10; i++ {
+		fmt.Fprintf(&sb, "line %d holds a needle among some other words\n", i)
+	}
+	e.write(b, "big.txt", sb.String())
+	tok := e.addToken(b, "bench")
+	stores := map[string]func(b *testing.B) fold.Store{
+		"memory": func(*testing.B) fold.Store { return fold.NewMemoryStore(1000, fold.DefaultMemoryMaxBytes, nil) },
+		"bolt": func(b *testing.B) fold.Store {
+			s, err := fold.OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		},
+		"redis": func(b *testing.B) fold.Store {
+			s, err := fold.OpenRedisStore(redistest.Shared(b).URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		},
+	}
+	for _, name := range []string{"memory", "bolt", "redis"} {
+		b.Run(name, func(b *testing.B) {
+			store := stores[name](b)
+			defer store.Close()
+			cs := dialHTTP(b, serveHTTP(b, e.server(b, serverOpts{store: store})), tok, nil)
+			r := call(b, cs, "grep", map[string]any{"pattern": "needle", "max_matches": 100000})
+			m, _ := r.meta[MetaResultHandle].(map[string]any)
+			handle, _ := m["handle"].(string)
+			if handle == "" {
+				b.Fatalf("not folded: %.200s", r.text)
+			}
+			b.ReportMetric(m["bytes"].(float64), "answer-bytes")
+			args := map[string]any{"handle": handle, "path": "matches", "offset": 7000}
+			for b.Loop() {
+				if r := call(b, cs, "result_query", args); r.isError {
 					b.Fatal(r.text)
 				}
 			}
