@@ -1,7 +1,7 @@
 package fold
 
 import (
-	"encoding/json"
+	"bytes"
 	"unicode/utf8"
 )
 
@@ -52,35 +52,34 @@ type memberSummary struct {
 	seen int // objects that have the key
 }
 
-// add merges v into s; below depth levels, containers give only their
-// lengths.
-func (s *summary) add(v any, depth int) {
-	switch v := v.(type) {
-	case nil:
+// add merges the value whose bytes are d (valid JSON) into s; below depth
+// levels, containers give only their lengths.
+func (s *summary) add(d []byte, depth int, keys keyCache) {
+	switch d[0] {
+	case 'n':
 		s.null++
-	case bool:
+	case 't', 'f':
 		s.boolean++
-	case json.Number:
-		s.number++
-	case string:
+	case '"':
 		if s.str == nil {
 			s.str = &lengths{}
 		}
-		s.str.add(utf8.RuneCountInString(v))
-	case []any:
+		s.str.add(charCount(d))
+	case '[':
+		items, _ := keys.elements(d)
 		if s.arr == nil {
 			s.arr = &arraySummary{}
 		}
-		s.arr.add(len(v))
+		s.arr.add(len(items))
 		if depth > 1 {
-			if s.arr.items == nil && len(v) > 0 {
+			if s.arr.items == nil && len(items) > 0 {
 				s.arr.items = &summary{}
 			}
-			for _, item := range v {
-				s.arr.items.add(item, depth-1)
+			for _, item := range items {
+				s.arr.items.add(d[item.start:item.end], depth-1, keys)
 			}
 		}
-	case *Object:
+	case '{':
 		if s.obj == nil {
 			s.obj = &objectSummary{members: map[string]*memberSummary{}}
 		}
@@ -89,34 +88,48 @@ func (s *summary) add(v any, depth int) {
 		if depth <= 1 {
 			return
 		}
-		for i, k := range v.Keys {
-			m := o.members[k]
+		members, _ := keys.elements(d)
+		for _, mem := range members {
+			m := o.members[mem.key]
 			if m == nil {
 				if len(o.keys) == shapeKeys {
 					if o.other == nil {
 						o.other = map[string]struct{}{}
 					}
-					o.other[k] = struct{}{}
+					o.other[mem.key] = struct{}{}
 					continue
 				}
 				m = &memberSummary{}
-				o.members[k] = m
-				o.keys = append(o.keys, k)
+				o.members[mem.key] = m
+				o.keys = append(o.keys, mem.key)
 			}
 			m.seen++
-			m.add(v.Values[i], depth-1)
+			m.add(d[mem.start:mem.end], depth-1, keys)
 		}
+	default:
+		s.number++
 	}
 }
 
-// Shape describes the structure of v: its type, the lengths of lists and
-// strings (in characters), the keys of objects, and the merged shape of the
-// items of each list, down to depth levels. Values of several types at one
-// place are given as {"any_of":[…]}; a key missing from some of the objects
-// at one place is marked "optional".
-func Shape(v any, depth int) any {
+// charCount is the number of characters of the JSON string d.
+func charCount(d []byte) int {
+	body := d[1 : len(d)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return utf8.RuneCount(body)
+	}
+	s, _ := (&parser{data: d}).string()
+	return utf8.RuneCountInString(s)
+}
+
+// Shape describes the structure of the JSON value d: its type, the lengths
+// of lists and strings (in characters), the keys of objects, and the merged
+// shape of the items of each list, down to depth levels. Values of several
+// types at one place are given as {"any_of":[…]}; a key missing from some
+// of the objects at one place is marked "optional". d must be valid JSON
+// (see Valid).
+func Shape(d []byte, depth int) any {
 	var s summary
-	s.add(v, depth)
+	s.add(trim(d), depth, keyCache{})
 	return s.render(depth)
 }
 
