@@ -1,36 +1,30 @@
 package fold
 
-// Preview returns the JSON value d (valid JSON) with each list cut to its
-// first items items and each string to its first chars characters. When
-// members > 0, each object also keeps only its first members members.
-func Preview(d []byte, items, chars, members int) any {
-	d = trim(d)
-	switch d[0] {
-	case '"':
-		s, _ := (&parser{data: d}).string()
-		return cutString(s, chars)
-	case '[':
-		elems, _ := elements(d)
-		n := min(len(elems), items)
+// Preview returns v with each list cut to its first items items and each
+// string to its first chars characters. When members > 0, each object also
+// keeps only its first members members.
+func Preview(v any, items, chars, members int) any {
+	switch v := v.(type) {
+	case string:
+		return cutString(v, chars)
+	case []any:
+		n := min(len(v), items)
 		out := make([]any, n)
 		for i := range n {
-			out[i] = Preview(d[elems[i].start:elems[i].end], items, chars, members)
+			out[i] = Preview(v[i], items, chars, members)
 		}
 		return out
-	case '{':
-		elems, _ := elements(d)
-		n := len(elems)
+	case *Object:
+		n := len(v.Keys)
 		if members > 0 {
 			n = min(n, members)
 		}
-		out := &Object{Keys: make([]string, n), Values: make([]any, n)}
+		out := &Object{Keys: v.Keys[:n:n], Values: make([]any, n)}
 		for i := range n {
-			out.Keys[i] = elems[i].key
-			out.Values[i] = Preview(d[elems[i].start:elems[i].end], items, chars, members)
+			out.Values[i] = Preview(v.Values[i], items, chars, members)
 		}
 		return out
 	}
-	v, _ := Parse(d)
 	return v
 }
 

@@ -59,7 +59,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if err != nil {
 		return Answer{}, newError(CodePathNotFound, "%v; read the shape, or query a shorter path", err)
 	}
-	path := strings.ToValidUTF8(q.Path, "\uFFFD")
+	path := q.Path
 	if path == "" {
 		path = "$"
 	}

@@ -22,15 +22,24 @@ func skipSpace(d []byte, i int) int {
 
 // skipString returns the index after the string that starts at d[i] == '"'.
 func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++
+	i++
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		if j < 0 {
+			return len(d)
+		}
+		i += j
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for k := i - 1; k >= 0 && d[k] == '\\'; k-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
 		}
 	}
-	return len(d)
 }
 
 // skipValue returns the index after the value that starts at d[i].
@@ -73,29 +82,10 @@ type span struct {
 	start, end int
 }
 
-// keyCache interns object keys across the objects of one answer.
-type keyCache map[string]string
-
-// key decodes the JSON string d, the same string each time for the same
-// bytes.
-func (c keyCache) key(d []byte) (string, error) {
-	if k, ok := c[string(d)]; ok {
-		return k, nil
-	}
-	k, err := (&parser{data: d}).string()
-	if err == nil && c != nil && len(c) < 4096 {
-		c[string(d)] = k
-	}
-	return k, err
-}
-
 // elements returns the items of the array, or the members of the object,
 // that starts at d[0]. Members are unique by key: when a key repeats, the
 // last value wins at the place of the first, as Parse reads it.
-func elements(d []byte) ([]span, error) { return keyCache(nil).elements(d) }
-
-// elements is the package function elements, with keys interned in c.
-func (c keyCache) elements(d []byte) ([]span, error) {
+func elements(d []byte) ([]span, error) {
 	object := d[0] == '{'
 	var out []span
 	var index map[string]int
@@ -107,7 +97,8 @@ func (c keyCache) elements(d []byte) ([]span, error) {
 		var key string
 		if object {
 			end := skipString(d, i)
-			k, err := c.key(d[i:end])
+			p := parser{data: d[:end], pos: i}
+			k, err := p.string()
 			if err != nil {
 				return nil, err
 			}
@@ -153,16 +144,11 @@ func (c keyCache) elements(d []byte) ([]span, error) {
 	return out, nil
 }
 
-// trim cuts the white space around the one JSON value in d.
-func trim(d []byte) []byte {
-	return bytes.TrimRight(d[skipSpace(d, 0):], " \t\r\n")
-}
-
 // find follows segs from the one JSON value in d and returns the bytes of
 // the value they name. A segment names a key of an object or, in decimal,
 // an index of a list.
 func find(d []byte, segs []string) ([]byte, error) {
-	d = trim(d)
+	d = bytes.TrimRight(d[skipSpace(d, 0):], " \t\r\n")
 	for i, s := range segs {
 		at := pointer(segs[:i])
 		switch d[0] {

@@ -1,7 +1,7 @@
 package fold
 
 import (
-	"bytes"
+	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -52,34 +52,35 @@ type memberSummary struct {
 	seen int // objects that have the key
 }
 
-// add merges the value whose bytes are d (valid JSON) into s; below depth
-// levels, containers give only their lengths.
-func (s *summary) add(d []byte, depth int, keys keyCache) {
-	switch d[0] {
-	case 'n':
+// add merges v into s; below depth levels, containers give only their
+// lengths.
+func (s *summary) add(v any, depth int) {
+	switch v := v.(type) {
+	case nil:
 		s.null++
-	case 't', 'f':
+	case bool:
 		s.boolean++
-	case '"':
+	case json.Number:
+		s.number++
+	case string:
 		if s.str == nil {
 			s.str = &lengths{}
 		}
-		s.str.add(charCount(d))
-	case '[':
-		items, _ := keys.elements(d)
+		s.str.add(utf8.RuneCountInString(v))
+	case []any:
 		if s.arr == nil {
 			s.arr = &arraySummary{}
 		}
-		s.arr.add(len(items))
+		s.arr.add(len(v))
 		if depth > 1 {
-			if s.arr.items == nil && len(items) > 0 {
+			if s.arr.items == nil && len(v) > 0 {
 				s.arr.items = &summary{}
 			}
-			for _, item := range items {
-				s.arr.items.add(d[item.start:item.end], depth-1, keys)
+			for _, item := range v {
+				s.arr.items.add(item, depth-1)
 			}
 		}
-	case '{':
+	case *Object:
 		if s.obj == nil {
 			s.obj = &objectSummary{members: map[string]*memberSummary{}}
 		}
@@ -88,48 +89,34 @@ func (s *summary) add(d []byte, depth int, keys keyCache) {
 		if depth <= 1 {
 			return
 		}
-		members, _ := keys.elements(d)
-		for _, mem := range members {
-			m := o.members[mem.key]
+		for i, k := range v.Keys {
+			m := o.members[k]
 			if m == nil {
 				if len(o.keys) == shapeKeys {
 					if o.other == nil {
 						o.other = map[string]struct{}{}
 					}
-					o.other[mem.key] = struct{}{}
+					o.other[k] = struct{}{}
 					continue
 				}
 				m = &memberSummary{}
-				o.members[mem.key] = m
-				o.keys = append(o.keys, mem.key)
+				o.members[k] = m
+				o.keys = append(o.keys, k)
 			}
 			m.seen++
-			m.add(d[mem.start:mem.end], depth-1, keys)
+			m.add(v.Values[i], depth-1)
 		}
-	default:
-		s.number++
 	}
 }
 
-// charCount is the number of characters of the JSON string d.
-func charCount(d []byte) int {
-	body := d[1 : len(d)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
-		return utf8.RuneCount(body)
-	}
-	s, _ := (&parser{data: d}).string()
-	return utf8.RuneCountInString(s)
-}
-
-// Shape describes the structure of the JSON value d: its type, the lengths
-// of lists and strings (in characters), the keys of objects, and the merged
-// shape of the items of each list, down to depth levels. Values of several
-// types at one place are given as {"any_of":[…]}; a key missing from some
-// of the objects at one place is marked "optional". d must be valid JSON
-// (see Valid).
-func Shape(d []byte, depth int) any {
+// Shape describes the structure of v: its type, the lengths of lists and
+// strings (in characters), the keys of objects, and the merged shape of the
+// items of each list, down to depth levels. Values of several types at one
+// place are given as {"any_of":[…]}; a key missing from some of the objects
+// at one place is marked "optional".
+func Shape(v any, depth int) any {
 	var s summary
-	s.add(trim(d), depth, keyCache{})
+	s.add(v, depth)
 	return s.render(depth)
 }
 

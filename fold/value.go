@@ -84,32 +84,15 @@ func Parse(data []byte) (any, error) {
 	return v, nil
 }
 
-// Valid checks that data is one JSON value, as Parse does, without
-// building it.
-func Valid(data []byte) error {
-	p := parser{data: data, check: true}
-	p.space()
-	if _, err := p.value(0); err != nil {
-		return fmt.Errorf("%w: %v", ErrSyntax, err)
-	}
-	p.space()
-	if p.pos != len(data) {
-		return fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
-	}
-	return nil
-}
-
 // parser is a recursive-descent JSON reader over data. Items and members
 // gather on its stacks and are copied out once per container, and keys are
-// interned, to keep allocations down. With check set it only checks the
-// syntax, and every value it returns is nil or empty.
+// interned, to keep allocations down.
 type parser struct {
-	data  []byte
-	pos   int
-	check bool
-	vals  []any
-	keys  []string
-	seen  map[string]string
+	data []byte
+	pos  int
+	vals []any
+	keys []string
+	seen map[string]string
 }
 
 func (p *parser) space() {
@@ -180,10 +163,8 @@ func (p *parser) array(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !p.check {
-			p.keys = append(p.keys, "")
-			p.vals = append(p.vals, v)
-		}
+		p.keys = append(p.keys, "")
+		p.vals = append(p.vals, v)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(", or ]")
@@ -193,9 +174,6 @@ func (p *parser) array(depth int) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			if p.check {
-				return nil, nil
-			}
 			return slices.Clone(p.vals[mark:]), nil
 		default:
 			return nil, p.fail(", or ]")
@@ -231,10 +209,8 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !p.check {
-			p.keys = append(p.keys, k)
-			p.vals = append(p.vals, v)
-		}
+		p.keys = append(p.keys, k)
+		p.vals = append(p.vals, v)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(", or }")
@@ -244,9 +220,6 @@ func (p *parser) object(depth int) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			if p.check {
-				return nil, nil
-			}
 			return newObject(p.keys[mark:], p.vals[mark:]), nil
 		default:
 			return nil, p.fail(", or }")
@@ -265,8 +238,8 @@ func (p *parser) pop(mark int) {
 func (p *parser) key() (string, error) {
 	start := p.pos
 	k, err := p.string()
-	if err != nil || p.check {
-		return k, err
+	if err != nil {
+		return "", err
 	}
 	if k, ok := p.seen[string(p.data[start:p.pos])]; ok {
 		return k, nil
@@ -326,15 +299,7 @@ func (p *parser) string() (string, error) {
 		case c == '"':
 			p.pos++
 			raw := p.data[start+1 : p.pos-1]
-			switch {
-			case p.check && plain:
-				return "", nil
-			case p.check:
-				if !json.Valid(p.data[start:p.pos]) {
-					return "", fmt.Errorf("bad escape in the string at byte %d", start)
-				}
-				return "", nil
-			case plain && utf8.Valid(raw):
+			if plain && utf8.Valid(raw) {
 				return string(raw), nil
 			}
 			var s string
@@ -383,9 +348,6 @@ func (p *parser) number() (any, error) {
 		if !p.digits() {
 			return nil, p.fail("a digit")
 		}
-	}
-	if p.check {
-		return nil, nil
 	}
 	return json.Number(d[start:p.pos]), nil
 }

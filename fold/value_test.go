@@ -95,17 +95,3 @@ func decodeNumbers(data []byte) (any, error) {
 	err := dec.Decode(&v)
 	return v, err
 }
-
-// FuzzValid checks Valid against Parse and encoding/json.
-func FuzzValid(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":"c\n"}]}`, `[1,]`, `"\ud800"`, `{"a" 1}`, `"\x"`, `01`, `-`, `1e`, "\"\x01\""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, perr := Parse(data)
-		verr := Valid(data)
-		if (verr == nil) != (perr == nil) || (verr == nil) != json.Valid(data) {
-			t.Fatalf("Valid %v, Parse %v, json.Valid %v", verr, perr, json.Valid(data))
-		}
-	})
-}
