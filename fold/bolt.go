@@ -92,7 +92,7 @@ func (s *BoltStore) Get(_ context.Context, key string) ([]byte, error) {
 	var out []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(boltRecords).Get([]byte(key))
-		if v == nil || len(v) < 8 || int64(binary.BigEndian.Uint64(v)) <= s.now().UnixMilli() {
+		if len(v) < 8 || int64(binary.BigEndian.Uint64(v)) <= s.now().UnixMilli() {
 			return ErrNotFound
 		}
 		out = bytes.Clone(v[8:])

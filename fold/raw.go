@@ -22,24 +22,15 @@ func skipSpace(d []byte, i int) int {
 
 // skipString returns the index after the string that starts at d[i] == '"'.
 func skipString(d []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(d[i:], '"')
-		if j < 0 {
-			return len(d)
-		}
-		i += j
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
-		n := 0
-		for k := i - 1; k >= 0 && d[k] == '\\'; k-- {
-			n++
-		}
-		i++
-		if n%2 == 0 {
-			return i
+	for i++; i < len(d); i++ {
+		switch d[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
 		}
 	}
+	return len(d)
 }
 
 // skipValue returns the index after the value that starts at d[i].
