@@ -171,14 +171,25 @@ func (v *FS) Resolve(name string) (File, error) {
 	if err != nil {
 		return File{}, notFound(name)
 	}
-	if v.denied(rel) || v.denied(resolved) || !v.allowed(rel, info.IsDir()) || !v.allowed(resolved, info.IsDir()) {
+	if !v.visible(rel, resolved, info.IsDir()) {
 		return File{}, notFound(name)
 	}
+	return r.file(rel, resolved, info), nil
+}
+
+// visible reports whether the policy shows a name, by the path asked for
+// and by where its symlinks lead.
+func (v *FS) visible(rel, resolved string, dir bool) bool {
+	return !v.denied(rel) && !v.denied(resolved) && v.allowed(rel, dir) && v.allowed(resolved, dir)
+}
+
+// file is the File of rel in r, resolved to resolved with info.
+func (r *root) file(rel, resolved string, info fs.FileInfo) File {
 	p := r.path
 	if rel != "." {
 		p = filepath.Join(r.path, filepath.FromSlash(rel))
 	}
-	return File{URI: URI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}, nil
+	return File{URI: URI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}
 }
 
 // Permits reports whether the policy lets name be seen, by its own path

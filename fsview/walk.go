@@ -3,6 +3,8 @@ package fsview
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -65,7 +67,12 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	h, err := d.root.dir.Open(d.resolved)
+	dir, err := d.root.dir.OpenRoot(d.resolved)
+	if err != nil {
+		return fn(File{}, notFound(d.URI))
+	}
+	defer dir.Close()
+	h, err := dir.Open(".")
 	if err != nil {
 		return fn(File{}, notFound(d.URI))
 	}
@@ -94,7 +101,7 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 			}
 		}
 		abs := prefix + "/" + name
-		f, err := v.Resolve(abs)
+		f, err := v.entry(d, dir, name, rel, abs)
 		switch {
 		case err != nil:
 			if err := fn(File{}, err); err != nil {
@@ -127,6 +134,24 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 		}
 	}
 	return nil
+}
+
+// entry resolves the entry name of the directory d, open as dir, to what
+// Resolve(abs) gives: with one Lstat beside dir when it is no symlink,
+// rather than one per component of its path.
+func (v *FS) entry(d File, dir *os.Root, name, rel, abs string) (File, error) {
+	info, err := dir.Lstat(name)
+	if err != nil {
+		return File{}, notFound(abs)
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return v.Resolve(abs)
+	}
+	resolved := path.Join(d.resolved, name)
+	if !v.visible(rel, resolved, info.IsDir()) {
+		return File{}, notFound(abs)
+	}
+	return d.root.file(rel, resolved, info), nil
 }
 
 // comparePaths orders slash paths component by component, the order of a

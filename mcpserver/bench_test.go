@@ -183,3 +183,15 @@ func BenchmarkResultQueryHTTP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListGoSrc lists the Go distribution's src recursively (about
+// 14,000 entries, 0.9 MB of JSON, folded).
+func BenchmarkListGoSrc(b *testing.B) {
+	e := newEnvAt(b, filepath.Join(runtime.GOROOT(), "src"))
+	cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
+	for b.Loop() {
+		if r := call(b, cs, "list", map[string]any{"recursive": true}); r.raw.StructuredContent == nil {
+			b.Fatalf("not folded: %.200s", r.text)
+		}
+	}
+}
