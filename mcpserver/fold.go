@@ -48,11 +48,9 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return s.toolError(err)
 	}
-	owner, ok := s.owner(req, c)
-	if !ok {
-		// Nothing was folded for this caller, so no handle is theirs.
-		owner = fold.Owner{Subject: c.subject}
-	}
+	// Without an owner nothing was folded for this caller, and the zero
+	// owner holds no handle.
+	owner, _ := s.owner(req, c)
 	ans, err := s.cfg.Fold.Query(ctx, owner, fold.Query{
 		Handle: a.Handle, Path: a.Path, Offset: a.Offset, Limit: a.Limit, Page: a.Page, Fields: a.Fields, MaxTokens: a.MaxTokens,
 	})
