@@ -2,6 +2,7 @@ package fold
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -408,14 +409,5 @@ func missingFields(fields []string, found map[string]bool) string {
 // searchLast returns the largest n in [1, hi] with ok(n), or 0 when ok(1)
 // fails, for ok true up to some point and false after.
 func searchLast(hi int, ok func(int) bool) int {
-	lo := 0 // ok(lo) holds, taking ok(0) as true
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if ok(mid) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo
+	return sort.Search(hi, func(i int) bool { return !ok(i + 1) })
 }

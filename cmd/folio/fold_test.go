@@ -7,9 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,21 +53,6 @@ func queryText(t *testing.T, cs *mcp.ClientSession, args map[string]any) string 
 		t.Fatalf("result_query %v: %s", args, text)
 	}
 	return text
-}
-
-// stop ends a serve process with SIGTERM and waits for it.
-func (p *serveProc) stop(t *testing.T) {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Fatalf("serve exited with %v:\n%s", err, p.stderr)
-		}
-	case <-time.After(20 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatal("serve did not stop on SIGTERM")
-	}
 }
 
 // TestServeFoldStdio: over stdio a large list folds and result_query reads

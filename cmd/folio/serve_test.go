@@ -40,19 +40,23 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-p.done:
-			if err != nil {
-				t.Errorf("serve exited with %v on SIGTERM:\n%s", err, p.stderr)
-			}
-		case <-time.After(20 * time.Second):
-			p.cmd.Process.Kill()
-			t.Errorf("serve did not stop on SIGTERM")
-		}
-	})
+	t.Cleanup(func() { p.stop(t) })
 	return p
+}
+
+// stop ends a serve process with SIGTERM and waits for it; it must exit 0.
+func (p *serveProc) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("serve exited with %v:\n%s", err, p.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatal("serve did not stop on SIGTERM")
+	}
 }
 
 func startProc(t *testing.T, env []string, args ...string) (*serveProc, error) {
