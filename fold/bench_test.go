@@ -76,16 +76,16 @@ func BenchmarkQuery(b *testing.B) {
 // BenchmarkFoldParts splits the cost of folding a 1 MiB answer.
 func BenchmarkFoldParts(b *testing.B) {
 	data := mebibyteAnswer()
-	v, _ := Parse(data)
-	b.Run("parse", func(b *testing.B) {
+	b.Run("summarize", func(b *testing.B) {
 		for b.Loop() {
-			Parse(data)
+			summarize(data, shapeDepth)
 		}
 	})
 	f := newTestFolder(b, NewMemoryStore(1, DefaultMemoryMaxBytes, nil), nil, Options{})
+	sum, _ := summarize(data, shapeDepth)
 	b.Run("describe", func(b *testing.B) {
 		for b.Loop() {
-			f.describe(v, "handle", f.Threshold())
+			f.describe(data, sum, "handle", f.Threshold())
 		}
 	})
 	b.Run("encrypt", func(b *testing.B) {

@@ -108,21 +108,19 @@ const recordHead = 8 + 12
 // the folded answer must be admitted by it (see Admits). An error means the
 // answer was not kept and should be sent whole.
 func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchema json.RawMessage) (*Folded, error) {
-	v, err := Parse(data)
+	sum, err := summarize(data, shapeDepth)
 	if err != nil {
 		return nil, err
 	}
-	switch v.(type) {
-	case []any, *Object:
-	default:
+	if sum.arr == nil && sum.obj == nil {
 		return nil, ErrNotFoldable
 	}
 	raw := make([]byte, handleLen)
 	rand.Read(raw)
 	handle := base64.RawURLEncoding.EncodeToString(raw)
 	folded := &Folded{Handle: handle, Bytes: len(data), TTL: f.opt.TTL}
-	folded.Hint = hint(v, folded)
-	folded.JSON = f.describe(v, handle, f.opt.ThresholdBytes-len(folded.Hint)-1)
+	folded.Hint = hint(sum, folded)
+	folded.JSON = f.describe(data, sum, handle, f.opt.ThresholdBytes-len(folded.Hint)-1)
 	if err := Admits(outputSchema, folded.JSON); err != nil {
 		return nil, err
 	}
@@ -159,10 +157,8 @@ func (f *Folded) Text() string { return string(f.JSON) + "\n" + f.Hint }
 
 // describe encodes the folded answer in at most size bytes, cutting the
 // shape's depth and the preview as far as that needs.
-func (f *Folder) describe(v any, handle string, size int) []byte {
+func (f *Folder) describe(data []byte, s *summary, handle string, size int) []byte {
 	budget := size - len(`{"preview":,"shape":,"handle":""}`) - len(handle)
-	var s summary
-	s.add(v, shapeDepth)
 	var shape any
 	var shapeLen int
 	for depth := shapeDepth; depth >= 1; depth-- {
@@ -182,7 +178,7 @@ func (f *Folder) describe(v any, handle string, size int) []byte {
 	}
 	var preview any
 	for _, st := range steps {
-		p := Preview(v, st.items, st.chars, st.members)
+		p := Preview(data, st.items, st.chars, st.members)
 		if len(Marshal(p))+shapeLen <= budget {
 			preview = p
 			break
@@ -193,12 +189,12 @@ func (f *Folder) describe(v any, handle string, size int) []byte {
 
 // hint tells the model how to read the rest, naming the first list of the
 // answer (when its key is short) as an example.
-func hint(v any, f *Folded) string {
+func hint(s *summary, f *Folded) string {
 	example := `,"offset":0,"limit":20`
-	if o, ok := v.(*Object); ok {
+	if s.obj != nil {
 		example = ""
-		for i, k := range o.Keys {
-			if _, ok := o.Values[i].([]any); ok && len(k) <= 64 {
+		for _, k := range s.obj.keys {
+			if s.obj.members[k].arr != nil && len(k) <= 64 {
 				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, Marshal(k))
 				break
 			}

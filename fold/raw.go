@@ -135,11 +135,16 @@ func elements(d []byte) ([]span, error) {
 	return out, nil
 }
 
+// trim cuts the white space around the one JSON value in d.
+func trim(d []byte) []byte {
+	return bytes.TrimRight(d[skipSpace(d, 0):], " \t\r\n")
+}
+
 // find follows segs from the one JSON value in d and returns the bytes of
 // the value they name. A segment names a key of an object or, in decimal,
 // an index of a list.
 func find(d []byte, segs []string) ([]byte, error) {
-	d = bytes.TrimRight(d[skipSpace(d, 0):], " \t\r\n")
+	d = trim(d)
 	for i, s := range segs {
 		at := pointer(segs[:i])
 		switch d[0] {
@@ -198,4 +203,19 @@ func spanKeys(members []span) []string {
 		keys[i] = m.key
 	}
 	return keys
+}
+
+// keyCache interns the object keys of one answer.
+type keyCache map[string]string
+
+// key decodes the JSON string d, giving the same string for the same bytes.
+func (c keyCache) key(d []byte) (string, error) {
+	if k, ok := c[string(d)]; ok {
+		return k, nil
+	}
+	k, err := (&parser{data: d}).string()
+	if err == nil && len(c) < 4096 {
+		c[string(d)] = k
+	}
+	return k, err
 }

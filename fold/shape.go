@@ -1,7 +1,8 @@
 package fold
 
 import (
-	"encoding/json"
+	"bytes"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -52,72 +53,148 @@ type memberSummary struct {
 	seen int // objects that have the key
 }
 
-// add merges v into s; below depth levels, containers give only their
-// lengths.
-func (s *summary) add(v any, depth int) {
-	switch v := v.(type) {
-	case nil:
-		s.null++
-	case bool:
-		s.boolean++
-	case json.Number:
-		s.number++
-	case string:
-		if s.str == nil {
-			s.str = &lengths{}
+// scan reads the JSON value at p, checking its syntax as Parse does, and
+// merges it into s without building it; below depth levels, containers give
+// only their lengths. level is how deep p is nested; keys interns object
+// keys across the answer. p must be in check mode.
+func (s *summary) scan(p *parser, depth, level int, keys keyCache) error {
+	if p.pos >= len(p.data) {
+		return p.fail("a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '[':
+		if depth <= 1 {
+			n, err := p.count(level)
+			s.array().add(n)
+			return err
 		}
-		s.str.add(utf8.RuneCountInString(v))
-	case []any:
-		if s.arr == nil {
-			s.arr = &arraySummary{}
-		}
-		s.arr.add(len(v))
-		if depth > 1 {
-			if s.arr.items == nil && len(v) > 0 {
-				s.arr.items = &summary{}
+		a := s.array()
+		n, err := p.each(level, ']', func() error {
+			if a.items == nil {
+				a.items = &summary{}
 			}
-			for _, item := range v {
-				s.arr.items.add(item, depth-1)
-			}
-		}
-	case *Object:
+			return a.items.scan(p, depth-1, level+1, keys)
+		})
+		a.add(n)
+		return err
+	case c == '{':
 		if s.obj == nil {
 			s.obj = &objectSummary{members: map[string]*memberSummary{}}
 		}
 		o := s.obj
 		o.n++
 		if depth <= 1 {
-			return
+			_, err := p.value(level)
+			return err
 		}
-		for i, k := range v.Keys {
-			m := o.members[k]
+		_, err := p.each(level, '}', func() error {
+			start := p.pos
+			if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+				return p.fail("a key")
+			}
+			if _, err := p.string(); err != nil {
+				return err
+			}
+			k, err := keys.key(p.data[start:p.pos])
+			if err != nil {
+				return err
+			}
+			p.space()
+			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+				return p.fail(":")
+			}
+			p.pos++
+			p.space()
+			m := o.member(k)
 			if m == nil {
-				if len(o.keys) == shapeKeys {
-					if o.other == nil {
-						o.other = map[string]struct{}{}
-					}
-					o.other[k] = struct{}{}
-					continue
-				}
-				m = &memberSummary{}
-				o.members[k] = m
-				o.keys = append(o.keys, k)
+				_, err := p.value(level + 1)
+				return err
 			}
 			m.seen++
-			m.add(v.Values[i], depth-1)
+			return m.scan(p, depth-1, level+1, keys)
+		})
+		return err
+	case c == '"':
+		start := p.pos
+		if _, err := p.string(); err != nil {
+			return err
 		}
+		if s.str == nil {
+			s.str = &lengths{}
+		}
+		s.str.add(charCount(p.data[start:p.pos]))
+		return nil
 	}
+	c := p.data[p.pos]
+	if _, err := p.value(level); err != nil {
+		return err
+	}
+	switch c {
+	case 'n':
+		s.null++
+	case 't', 'f':
+		s.boolean++
+	default:
+		s.number++
+	}
+	return nil
 }
 
-// Shape describes the structure of v: its type, the lengths of lists and
-// strings (in characters), the keys of objects, and the merged shape of the
-// items of each list, down to depth levels. Values of several types at one
-// place are given as {"any_of":[…]}; a key missing from some of the objects
-// at one place is marked "optional".
-func Shape(v any, depth int) any {
-	var s summary
-	s.add(v, depth)
-	return s.render(depth)
+func (s *summary) array() *arraySummary {
+	if s.arr == nil {
+		s.arr = &arraySummary{}
+	}
+	return s.arr
+}
+
+// member is the summary of key k, or nil past the keys a shape names
+// (then k is counted among the others).
+func (o *objectSummary) member(k string) *memberSummary {
+	if m := o.members[k]; m != nil {
+		return m
+	}
+	if len(o.keys) == shapeKeys {
+		if o.other == nil {
+			o.other = map[string]struct{}{}
+		}
+		o.other[k] = struct{}{}
+		return nil
+	}
+	m := &memberSummary{}
+	o.members[k] = m
+	o.keys = append(o.keys, k)
+	return m
+}
+
+// charCount is the number of characters of the JSON string d.
+func charCount(d []byte) int {
+	body := d[1 : len(d)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return utf8.RuneCount(body)
+	}
+	s, _ := (&parser{data: d}).string()
+	return utf8.RuneCountInString(s)
+}
+
+// summarize checks that d is one JSON value, as Parse does, and
+// summarizes it, reading it once. Its render is the shape of d: its type,
+// the lengths of lists and strings (in characters), the keys of objects,
+// and the merged shape of the items of each list, down to depth levels.
+// Values of several types at one place are given as {"any_of":[…]}; a key
+// missing from some of the objects at one place is marked "optional"; a key
+// repeated in one object counts each time.
+func summarize(d []byte, depth int) (*summary, error) {
+	p := &parser{data: d, check: true}
+	s := &summary{}
+	p.space()
+	if err := s.scan(p, depth, 0, keyCache{}); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+	}
+	p.space()
+	if p.pos != len(d) {
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
+	}
+	return s, nil
 }
 
 // render gives the shape of the summary, described down to depth levels,

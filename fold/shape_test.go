@@ -1,6 +1,8 @@
 package fold
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +11,15 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
+
+// shape is the rendered shape of data.
+func shape(data []byte, depth int) (any, error) {
+	s, err := summarize(data, depth)
+	if err != nil {
+		return nil, err
+	}
+	return s.render(depth), nil
+}
 
 // TestShapeAndPreviewGolden checks the shape and the preview of nested,
 // heterogeneous, deep and wide values against testdata/shape/*.golden.
@@ -23,12 +34,12 @@ func TestShapeAndPreviewGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := Parse(data)
+			sh, err := shape(data, shapeDepth)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := "shape:   " + string(Marshal(Shape(v, shapeDepth))) + "\n" +
-				"preview: " + string(Marshal(Preview(v, 2, 10, 0))) + "\n"
+			got := "shape:   " + string(Marshal(sh)) + "\n" +
+				"preview: " + string(Marshal(Preview(data, 2, 10, 0))) + "\n"
 			golden := strings.TrimSuffix(in, ".json") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -47,8 +58,11 @@ func TestShapeAndPreviewGolden(t *testing.T) {
 }
 
 func TestShapeMergesItems(t *testing.T) {
-	v, _ := Parse([]byte(`[{"a":"xy","b":[1,2]},{"a":"xyz"},{"a":null,"b":[]}]`))
-	got := string(Marshal(Shape(v, shapeDepth)))
+	sh, err := shape([]byte(` [{"a":"xy","b":[1,2]},{"\u0061":"x\u0079z"} , {"a":null,"b":[]}] `), shapeDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(Marshal(sh))
 	want := `{"type":"array","length":3,"items":{"type":"object","keys":{` +
 		`"a":{"any_of":[{"type":"null"},{"type":"string","min_length":2,"max_length":3}]},` +
 		`"b":{"type":"array","min_length":0,"max_length":2,"items":{"type":"number"},"optional":true}}}}`
@@ -58,11 +72,100 @@ func TestShapeMergesItems(t *testing.T) {
 }
 
 func TestPreviewCutsCharactersNotBytes(t *testing.T) {
-	v, _ := Parse([]byte(`{"s":"éé😀abc","l":[1,2,3],"m":{"x":1,"y":2,"z":3}}`))
+	v := []byte(`{"s":"éé😀abc","l":[1,2,3],"m":{"x":1,"y":2,"z":3}}`)
 	if got, want := string(Marshal(Preview(v, 2, 3, 0))), `{"s":"éé😀","l":[1,2],"m":{"x":1,"y":2,"z":3}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	if got, want := string(Marshal(Preview(v, 1, 1, 2))), `{"s":"é","l":[1]}`; got != want {
 		t.Errorf("with members: got %s, want %s", got, want)
+	}
+}
+
+// FuzzShapeAndPreview: summarize accepts exactly what Parse accepts, and the
+// shape and the preview read from the bytes of a value are those of its
+// compact encoding, whatever its spacing or escapes (a repeated key, which
+// the compact form drops, aside).
+func FuzzShapeAndPreview(f *testing.F) {
+	for _, in := range []string{`{"a":[1,"x",{"b":null}],"c":{"d":"\u00e9"}}`, ` [ [ ] , { } , "\"]" ] `, `[true,false,1.5e3,"\ud83d\ude00"]`, `[1,]`, `{"a":1,"a":[2]}`} {
+		f.Add([]byte(in), uint8(3), uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, depth, n uint8) {
+		d := int(depth%10) + 1
+		sh, err := shape(data, d)
+		v, perr := Parse(data)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("summarize error %v, Parse error %v", err, perr)
+		}
+		if err != nil {
+			return
+		}
+		compact := Marshal(v)
+		items, chars := int(n%7), int(n)
+		if a, b := Marshal(Preview(data, items, chars, 0)), Marshal(Preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
+			t.Fatalf("preview of %q: %s, of its compact form %s", data, a, b)
+		}
+		if a := Marshal(Preview(data, 1<<30, 1<<30, 0)); !bytes.Equal(a, compact) {
+			t.Fatalf("an uncut preview of %q is %s, not %s", data, a, compact)
+		}
+		if repeatsKeys(data) {
+			return
+		}
+		if b, _ := shape(compact, d); !bytes.Equal(Marshal(sh), Marshal(b)) {
+			t.Fatalf("shape of %q: %s, of its compact form %s", data, Marshal(sh), Marshal(b))
+		}
+	})
+}
+
+// repeatsKeys reports whether some object in data repeats a key, which
+// Parse keeps once.
+func repeatsKeys(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys    map[string]bool // nil for an array
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if k, ok := tok.(string); ok {
+				if stack[n-1].keys[k] {
+					return true
+				}
+				stack[n-1].keys[k], stack[n-1].wantKey = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: an object around it wants a key next.
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+}
+
+func TestRepeatsKeys(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"a":1,"a":[2]}`:             true,
+		`{"a":{"b":1},"c":{"b":2}}`:   false,
+		`[{"a":1},{"a":2}]`:           false,
+		`{"a":[{"x":1,"y":2,"x":3}]}`: true,
+		`{"a":"a","b":{"a":1}}`:       false,
+	} {
+		if got := repeatsKeys([]byte(in)); got != want {
+			t.Errorf("repeatsKeys(%s) = %v", in, got)
+		}
 	}
 }

@@ -90,9 +90,11 @@ func Parse(data []byte) (any, error) {
 type parser struct {
 	data []byte
 	pos  int
-	vals []any
-	keys []string
-	seen map[string]string
+	// check reads without building: every value returned is nil or "".
+	check bool
+	vals  []any
+	keys  []string
+	seen  map[string]string
 }
 
 func (p *parser) space() {
@@ -163,8 +165,10 @@ func (p *parser) array(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.keys = append(p.keys, "")
-		p.vals = append(p.vals, v)
+		if !p.check {
+			p.keys = append(p.keys, "")
+			p.vals = append(p.vals, v)
+		}
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(", or ]")
@@ -174,6 +178,9 @@ func (p *parser) array(depth int) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			if p.check {
+				return nil, nil
+			}
 			return slices.Clone(p.vals[mark:]), nil
 		default:
 			return nil, p.fail(", or ]")
@@ -209,8 +216,10 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.keys = append(p.keys, k)
-		p.vals = append(p.vals, v)
+		if !p.check {
+			p.keys = append(p.keys, k)
+			p.vals = append(p.vals, v)
+		}
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.fail(", or }")
@@ -220,6 +229,9 @@ func (p *parser) object(depth int) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			if p.check {
+				return nil, nil
+			}
 			return newObject(p.keys[mark:], p.vals[mark:]), nil
 		default:
 			return nil, p.fail(", or }")
@@ -238,8 +250,8 @@ func (p *parser) pop(mark int) {
 func (p *parser) key() (string, error) {
 	start := p.pos
 	k, err := p.string()
-	if err != nil {
-		return "", err
+	if err != nil || p.check {
+		return k, err
 	}
 	if k, ok := p.seen[string(p.data[start:p.pos])]; ok {
 		return k, nil
@@ -299,7 +311,12 @@ func (p *parser) string() (string, error) {
 		case c == '"':
 			p.pos++
 			raw := p.data[start+1 : p.pos-1]
-			if plain && utf8.Valid(raw) {
+			switch {
+			case p.check && !plain && !json.Valid(p.data[start:p.pos]):
+				return "", fmt.Errorf("bad escape in the string at byte %d", start)
+			case p.check:
+				return "", nil
+			case plain && utf8.Valid(raw):
 				return string(raw), nil
 			}
 			var s string
@@ -348,6 +365,9 @@ func (p *parser) number() (any, error) {
 		if !p.digits() {
 			return nil, p.fail("a digit")
 		}
+	}
+	if p.check {
+		return nil, nil
 	}
 	return json.Number(d[start:p.pos]), nil
 }
@@ -411,4 +431,43 @@ func obj(kv ...any) *Object {
 		o.Values = append(o.Values, kv[i+1])
 	}
 	return o
+}
+
+// each reads the array or object at p (its opening bracket is at p.pos,
+// nested level deep), calling fn at the start of each item or member, and
+// returns how many there were. fn must read exactly that item or member.
+func (p *parser) each(level int, closer byte, fn func() error) (int, error) {
+	if level == maxDepth {
+		return 0, fmt.Errorf("nested deeper than %d", maxDepth)
+	}
+	p.pos++ // [ or {
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == closer {
+		p.pos++
+		return 0, nil
+	}
+	for n := 1; ; n++ {
+		p.space()
+		if err := fn(); err != nil {
+			return n, err
+		}
+		p.space()
+		switch {
+		case p.pos < len(p.data) && p.data[p.pos] == ',':
+			p.pos++
+		case p.pos < len(p.data) && p.data[p.pos] == closer:
+			p.pos++
+			return n, nil
+		default:
+			return n, p.fail(", or " + string(closer))
+		}
+	}
+}
+
+// count reads the array at p, nested level deep, and returns its length.
+func (p *parser) count(level int) (int, error) {
+	return p.each(level, ']', func() error {
+		_, err := p.value(level + 1)
+		return err
+	})
 }
