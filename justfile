@@ -27,6 +27,7 @@ fuzz:
     go test ./fold -run '^$' -fuzz 'FuzzParse$' -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s
+    go test ./fold -run '^$' -fuzz FuzzShapeAndPreview -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzQuery -fuzztime 60s
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
