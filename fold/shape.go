@@ -88,23 +88,14 @@ func (s *summary) scan(p *parser, depth, level int, keys keyCache) error {
 			return err
 		}
 		_, err := p.each(level, '}', func() error {
-			start := p.pos
-			if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-				return p.fail("a key")
-			}
-			if _, err := p.string(); err != nil {
-				return err
-			}
-			k, err := keys.key(p.data[start:p.pos])
+			raw, err := p.memberKey()
 			if err != nil {
 				return err
 			}
-			p.space()
-			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-				return p.fail(":")
+			k, err := keys.key(raw)
+			if err != nil {
+				return err
 			}
-			p.pos++
-			p.space()
 			m := o.member(k)
 			if m == nil {
 				_, err := p.value(level + 1)

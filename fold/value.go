@@ -71,7 +71,7 @@ const maxDepth = 10000
 // Parse reads one JSON value. It accepts what encoding/json accepts and
 // reads strings the same way (invalid UTF-8 becomes U+FFFD).
 func Parse(data []byte) (any, error) {
-	p := parser{data: data}
+	p := parser{data: data, seen: keyCache{}}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -94,7 +94,7 @@ type parser struct {
 	check bool
 	vals  []any
 	keys  []string
-	seen  map[string]string
+	seen  keyCache
 }
 
 func (p *parser) space() {
@@ -120,13 +120,9 @@ func (p *parser) value(depth int) (any, error) {
 		return nil, p.fail("a value")
 	}
 	switch c := p.data[p.pos]; {
-	case c == '{' || c == '[':
-		if depth == maxDepth {
-			return nil, fmt.Errorf("nested deeper than %d", maxDepth)
-		}
-		if c == '{' {
-			return p.object(depth)
-		}
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
 		return p.array(depth)
 	case c == '"':
 		return p.string()
@@ -151,118 +147,83 @@ func (p *parser) literal(word string) error {
 }
 
 func (p *parser) array(depth int) (any, error) {
-	p.pos++ // [
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return []any{}, nil
-	}
 	mark := len(p.vals)
 	defer p.pop(mark)
-	for {
-		p.space()
+	_, err := p.each(depth, ']', func() error {
 		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		if !p.check {
-			p.keys = append(p.keys, "")
-			p.vals = append(p.vals, v)
-		}
-		p.space()
-		if p.pos >= len(p.data) {
-			return nil, p.fail(", or ]")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			if p.check {
-				return nil, nil
-			}
-			return slices.Clone(p.vals[mark:]), nil
-		default:
-			return nil, p.fail(", or ]")
-		}
+		p.push("", v)
+		return err
+	})
+	switch {
+	case err != nil || p.check:
+		return nil, err
+	case len(p.vals) == mark:
+		return []any{}, nil
 	}
+	return slices.Clone(p.vals[mark:]), nil
 }
 
 func (p *parser) object(depth int) (any, error) {
-	p.pos++ // {
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return &Object{}, nil
-	}
 	mark := len(p.vals)
 	defer p.pop(mark)
-	for {
-		p.space()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.fail("a key")
-		}
-		k, err := p.key()
+	_, err := p.each(depth, '}', func() error {
+		raw, err := p.memberKey()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.space()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail(":")
-		}
-		p.pos++
-		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
+		var k string
 		if !p.check {
-			p.keys = append(p.keys, k)
-			p.vals = append(p.vals, v)
-		}
-		p.space()
-		if p.pos >= len(p.data) {
-			return nil, p.fail(", or }")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			if p.check {
-				return nil, nil
+			if k, err = p.seen.key(raw); err != nil {
+				return err
 			}
-			return newObject(p.keys[mark:], p.vals[mark:]), nil
-		default:
-			return nil, p.fail(", or }")
 		}
+		v, err := p.value(depth + 1)
+		p.push(k, v)
+		return err
+	})
+	if err != nil || p.check {
+		return nil, err
+	}
+	return newObject(p.keys[mark:], p.vals[mark:]), nil
+}
+
+// memberKey reads an object member's key and colon, and returns the key as
+// its JSON text.
+func (p *parser) memberKey() ([]byte, error) {
+	start := p.pos
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return nil, p.fail("a key")
+	}
+	check := p.check
+	p.check = true // the text is enough; a keyCache decodes it
+	_, err := p.string()
+	p.check = check
+	if err != nil {
+		return nil, err
+	}
+	raw := p.data[start:p.pos]
+	p.space()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return nil, p.fail(":")
+	}
+	p.pos++
+	p.space()
+	return raw, nil
+}
+
+// push keeps an item (with an empty key) or a member on the stacks, which
+// run level; in check mode there is nothing to keep.
+func (p *parser) push(k string, v any) {
+	if !p.check {
+		p.keys = append(p.keys, k)
+		p.vals = append(p.vals, v)
 	}
 }
 
-// pop drops what a container pushed on the stacks, which run level: an
-// array's items push an empty key.
+// pop drops what a container pushed on the stacks.
 func (p *parser) pop(mark int) {
 	clear(p.vals[mark:])
 	p.vals, p.keys = p.vals[:mark], p.keys[:mark]
-}
-
-// key reads an object key, interned.
-func (p *parser) key() (string, error) {
-	start := p.pos
-	k, err := p.string()
-	if err != nil || p.check {
-		return k, err
-	}
-	if k, ok := p.seen[string(p.data[start:p.pos])]; ok {
-		return k, nil
-	}
-	if p.seen == nil {
-		p.seen = map[string]string{}
-	}
-	if len(p.seen) < 4096 {
-		p.seen[string(p.data[start:p.pos])] = k
-	}
-	return k, nil
 }
 
 // newObject copies members into an Object; when a key repeats, the last

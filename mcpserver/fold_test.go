@@ -124,6 +124,13 @@ func TestListFoldsOverHTTP(t *testing.T) {
 		t.Errorf("entries[3]: %s", r.text)
 	}
 
+	// By tokens: the answer fits max_tokens, as _meta reports.
+	r = call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "offset": 10, "max_tokens": 200})
+	n := counter(t, "o200k_base").Count(r.text)
+	if r.isError || n > 200 || r.meta[MetaTokens] != float64(n) || r.meta[MetaTokenizer] != "o200k_base" {
+		t.Errorf("max_tokens 200: %d tokens, _meta %v: %s", n, r.meta, r.text)
+	}
+
 	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
 	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "limit": 5000}), fold.CodeSliceTooLarge)
