@@ -2,57 +2,24 @@ package pager
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	textcorpus "github.com/folio-mcp/folio/internal/corpus"
 )
 
-// goroot is the Go distribution the benchmarks take real text from: it is on
-// every machine that runs the tests.
-func goroot(tb testing.TB) string {
-	tb.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// corpus returns size bytes of real text: Go source or Markdown from the Go
-// distribution, cut at a line end.
+// corpus returns about size bytes of real text of a kind that
+// internal/corpus knows.
 func corpus(tb testing.TB, kind string, size int) []byte {
 	tb.Helper()
-	root := goroot(tb)
-	var buf bytes.Buffer
-	switch kind {
-	case "go":
-		b, err := os.ReadFile(filepath.Join(root, "src/cmd/compile/internal/ssa/rewriteAMD64.go"))
-		if err != nil {
-			tb.Skip(err)
-		}
-		buf.Write(b)
-	case "markdown":
-		for buf.Len() < size {
-			n := buf.Len()
-			filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") && buf.Len() < size {
-					b, _ := os.ReadFile(path)
-					buf.Write(b)
-				}
-				return nil
-			})
-			if buf.Len() == n {
-				tb.Skip("no Markdown in GOROOT")
-			}
-		}
+	b, err := textcorpus.Text(kind, size)
+	if errors.Is(err, textcorpus.ErrUnavailable) {
+		tb.Skip(err)
 	}
-	b := buf.Bytes()
-	if len(b) > size {
-		b = b[:bytes.LastIndexByte(b[:size], '\n')+1]
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return b
 }
@@ -89,7 +56,7 @@ func meanFill(pages []Page, budget int) float64 {
 // BenchmarkCount counts 1 MiB of real text once: the unit the paging
 // benchmarks are compared with.
 func BenchmarkCount(b *testing.B) {
-	for _, kind := range []string{"go", "markdown"} {
+	for _, kind := range textcorpus.Kinds {
 		text := string(corpus(b, kind, 1<<20))
 		c := counter(b, O200kBase)
 		b.Run(kind, func(b *testing.B) {
@@ -107,7 +74,7 @@ func BenchmarkCount(b *testing.B) {
 // bytes the counter was handed per byte of text ("counted/B", which does not
 // depend on the machine's load).
 func BenchmarkPageWhole(b *testing.B) {
-	for _, kind := range []string{"go", "markdown"} {
+	for _, kind := range textcorpus.Kinds {
 		text := corpus(b, kind, 1<<20)
 		c := &meteredCounter{Counter: counter(b, O200kBase)}
 		b.Run(kind, func(b *testing.B) {

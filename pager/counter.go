@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/folio-mcp/folio/pager/bpe"
 )
 
 // Counter counts the tokens of a text. Implementations are safe for
@@ -33,38 +33,28 @@ const DefaultCounter = O200kBase
 // CounterNames lists the names NewCounter accepts.
 func CounterNames() []string { return []string{O200kBase, Cl100kBase, Estimate} }
 
-// NewCounter returns the counter with the given name. Creating a BPE counter
-// loads its vocabulary (tens of milliseconds): create one per process.
+// NewCounter returns the counter with the given name. The BPE counters count
+// exactly as OpenAI's tiktoken does (see package bpe).
 func NewCounter(name string) (Counter, error) {
 	switch name {
 	case O200kBase, Cl100kBase:
-		codec, err := tokenizer.Get(tokenizer.Encoding(name))
+		enc, err := bpe.Load(name)
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer %s: %w", name, err)
 		}
-		return bpeCounter{codec: codec}, nil
+		return bpeCounter{enc}, nil
 	case Estimate:
 		return estimateCounter{}, nil
 	}
 	return nil, fmt.Errorf("%w: %q (want one of %s)", ErrUnknownCounter, name, strings.Join(CounterNames(), ", "))
 }
 
-// bpeMaxTokenBytes is the length of the longest token of o200k_base and of
-// cl100k_base (checked by a test against both vocabularies).
-const bpeMaxTokenBytes = 128
+// bpeCounter counts with a byte-pair encoding: its Name and Count are the
+// encoding's.
+type bpeCounter struct{ *bpe.Encoding }
 
-type bpeCounter struct{ codec tokenizer.Codec }
-
-func (c bpeCounter) Name() string { return c.codec.GetName() }
-
-func (c bpeCounter) Count(s string) int {
-	// The codec's default error mode never fails on a string, and the
-	// pager only hands it valid UTF-8.
-	n, _ := c.codec.Count(s)
-	return n
-}
-
-func (c bpeCounter) MaxBytesPerToken() int { return bpeMaxTokenBytes }
+// MaxBytesPerToken is the length of the encoding's longest token.
+func (c bpeCounter) MaxBytesPerToken() int { return c.MaxTokenBytes() }
 
 // unitCounter is a Counter whose count is ceil(Units/UnitsPerToken), with
 // Units a sum over code points: the pager adds up the units of pieces

@@ -85,20 +85,3 @@ func TestSplitPointsAreExact(t *testing.T) {
 		}
 	}
 }
-
-// The window bound holds: no token of the BPE vocabularies is longer than
-// MaxBytesPerToken.
-func TestMaxBytesPerToken(t *testing.T) {
-	for _, name := range []string{O200kBase, Cl100kBase} {
-		c := counter(t, name).(bpeCounter)
-		longest := 0
-		for id := uint(0); id < 210000; id++ {
-			if s, err := c.codec.Decode([]uint{id}); err == nil {
-				longest = max(longest, len(s))
-			}
-		}
-		if longest != c.MaxBytesPerToken() {
-			t.Errorf("%s: longest token %d bytes, MaxBytesPerToken %d", name, longest, c.MaxBytesPerToken())
-		}
-	}
-}

@@ -6,7 +6,7 @@
 // expression matches, with no regular-expression engine. Each piece is then
 // merged pair by pair over the encoding's vocabulary, lowest rank first,
 // with a heap for long pieces so that the cost stays near linear. The
-// vocabularies are tiktoken's own, compiled in (data/*.gz, written by
+// vocabularies are tiktoken's own, compiled in (data/, written by
 // testdata/tokref/generate.mjs), so nothing is fetched at run time.
 //
 // testdata/tokref holds a reference table made by tiktoken itself; the

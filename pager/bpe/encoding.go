@@ -1,6 +1,9 @@
 package bpe
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Names of the encodings Load knows.
 const (
@@ -11,29 +14,32 @@ const (
 // Encoding is one of tiktoken's byte-pair encodings, ready to count and
 // encode text. It is safe for concurrent use.
 type Encoding struct {
-	name  string
-	vocab *vocab
-	split func(s string, i int) int // the end of the piece at s[i]
+	name    string
+	vocab   *vocab
+	split   func(s string, i int) int // the end of the piece at s[i]
+	mergers sync.Pool                 // of *merger, for long pieces
 }
 
-// Load returns the encoding with the given name. It decompresses and indexes
-// the encoding's vocabulary (a few milliseconds, a few MiB): load one per
-// process and share it.
+// Load returns the encoding with the given name. Its vocabulary is
+// compiled in and indexed ahead of time, so loading costs next to nothing.
 func Load(name string) (*Encoding, error) {
+	var tokens, index string
 	var split func(string, int) int
 	switch name {
 	case O200kBase:
-		split = nextO200k
+		tokens, index, split = o200kTokens, o200kIndex, nextO200k
 	case Cl100kBase:
-		split = nextCl100k
+		tokens, index, split = cl100kTokens, cl100kIndex, nextCl100k
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEncoding, name)
 	}
-	v, err := loadVocab(name)
+	v, err := newVocab(tokens, index)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Encoding{name: name, vocab: v, split: split}, nil
+	e := &Encoding{name: name, vocab: v, split: split}
+	e.mergers.New = func() any { return new(merger) }
+	return e, nil
 }
 
 // Name is the encoding's name, as tiktoken gives it.
@@ -43,11 +49,12 @@ func (e *Encoding) Name() string { return e.name }
 // stands for more bytes of text.
 func (e *Encoding) MaxTokenBytes() int { return e.vocab.maxLen }
 
-// Count returns the number of tokens of s: len(Encode(s)), without building
+// Count returns the number of tokens of s: len(Encode(s)), without keeping
 // the tokens.
 func (e *Encoding) Count(s string) int {
 	n := 0
-	var bounds []int
+	var ids []uint32
+	var m *merger
 	for i := 0; i < len(s); {
 		j := e.split(s, i)
 		if j-i == 1 {
@@ -55,8 +62,12 @@ func (e *Encoding) Count(s string) int {
 		} else if _, ok := e.vocab.rank(s[i:j]); ok {
 			n++
 		} else {
-			bounds = e.vocab.merge(s[i:j], bounds[:0])
-			n += len(bounds) - 1
+			if m == nil && j-i >= heapFrom {
+				m = e.mergers.Get().(*merger)
+				defer e.mergers.Put(m)
+			}
+			ids = e.vocab.merge(s[i:j], m, ids[:0])
+			n += len(ids)
 		}
 		i = j
 	}
@@ -68,17 +79,17 @@ func (e *Encoding) Count(s string) int {
 // are not valid UTF-8 are encoded as they are.
 func (e *Encoding) Encode(s string) []uint32 {
 	var ids []uint32
-	var bounds []int
+	var m *merger
 	for i := 0; i < len(s); {
 		j := e.split(s, i)
 		if r, ok := e.vocab.rank(s[i:j]); ok {
 			ids = append(ids, r)
 		} else {
-			bounds = e.vocab.merge(s[i:j], bounds[:0])
-			for k := 0; k+1 < len(bounds); k++ {
-				r, _ := e.vocab.rank(s[i+bounds[k] : i+bounds[k+1]])
-				ids = append(ids, r)
+			if m == nil && j-i >= heapFrom {
+				m = e.mergers.Get().(*merger)
+				defer e.mergers.Put(m)
 			}
+			ids = e.vocab.merge(s[i:j], m, ids)
 		}
 		i = j
 	}

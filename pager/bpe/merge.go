@@ -1,5 +1,7 @@
 package bpe
 
+import "slices"
+
 // noRank marks a pair that is no token.
 const noRank = ^uint32(0)
 
@@ -8,16 +10,15 @@ const noRank = ^uint32(0)
 // upkeep on short pieces.
 const heapFrom = 64
 
-// merge splits piece, of at least two bytes, into the tokens byte-pair
-// encoding merges it into: it merges the adjacent pair that forms the token
-// of lowest rank, the leftmost one among equals, until no pair forms a
-// token. It appends the start of each token, and then len(piece), to
-// bounds.
-func (v *vocab) merge(piece string, bounds []int) []int {
+// merge appends the tokens that byte-pair encoding merges piece, of at
+// least two bytes, into: it merges the adjacent pair that forms the token of
+// lowest rank, the leftmost one among equals, until no pair forms a token.
+// m is used for long pieces.
+func (v *vocab) merge(piece string, m *merger, ids []uint32) []uint32 {
 	if len(piece) < heapFrom {
-		return v.mergeScan(piece, bounds)
+		return v.mergeScan(piece, ids)
 	}
-	return v.mergeHeap(piece, bounds)
+	return v.mergeHeap(piece, m, ids)
 }
 
 // pairRank is the rank of the token piece[a:b], or noRank.
@@ -30,10 +31,11 @@ func (v *vocab) pairRank(piece string, a, b int) uint32 {
 
 // mergeScan is tiktoken's own merge: a list of parts, each with the rank of
 // it joined to the next, scanned for the lowest rank after every merge.
-func (v *vocab) mergeScan(piece string, bounds []int) []int {
+func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
 	type part struct {
 		start int
-		rank  uint32 // of this part joined with the next one
+		rank  uint32 // the part's token
+		pair  uint32 // the token of this part joined with the next one
 	}
 	var buf [heapFrom + 1]part
 	parts := buf[:0]
@@ -46,9 +48,9 @@ func (v *vocab) mergeScan(piece string, bounds []int) []int {
 		if r < minRank {
 			minRank, minAt = r, i
 		}
-		parts = append(parts, part{i, r})
+		parts = append(parts, part{i, v.bytes[piece[i]], r})
 	}
-	parts = append(parts, part{len(piece) - 1, noRank}, part{len(piece), noRank})
+	parts = append(parts, part{len(piece) - 1, v.bytes[piece[len(piece)-1]], noRank}, part{len(piece), noRank, noRank})
 	// joined is the rank of parts i and i+1 joined with the part after
 	// them, before i+1 is removed.
 	joined := func(i int) uint32 {
@@ -60,143 +62,258 @@ func (v *vocab) mergeScan(piece string, bounds []int) []int {
 	for minRank != noRank {
 		i := minAt
 		if i > 0 {
-			parts[i-1].rank = joined(i - 1)
+			parts[i-1].pair = joined(i - 1)
 		}
-		parts[i].rank = joined(i)
+		parts[i].rank, parts[i].pair = minRank, joined(i)
 		parts = append(parts[:i+1], parts[i+2:]...)
 		minRank = noRank
 		for j, p := range parts[:len(parts)-1] {
-			if p.rank < minRank {
-				minRank, minAt = p.rank, j
+			if p.pair < minRank {
+				minRank, minAt = p.pair, j
 			}
 		}
 	}
-	for _, p := range parts {
-		bounds = append(bounds, p.start)
+	for _, p := range parts[:len(parts)-1] {
+		ids = append(ids, p.rank)
 	}
-	return bounds
+	return ids
 }
 
-// mergeHeap merges as mergeScan does, in O(n log n): the parts are a linked
-// list over the piece's bytes, and the candidate pairs a heap ordered by
-// rank and then by offset, so that the leftmost of equal ranks merges first.
-// A candidate whose pair has changed since it was pushed is skipped.
-func (v *vocab) mergeHeap(piece string, bounds []int) []int {
-	type node struct {
-		next int32  // start of the next part, or len(piece)
-		prev int32  // start of the previous part, or -1
-		rank uint32 // of this part joined with the next one
-	}
+// mergeHeap merges as mergeScan does, in about linear time: the parts are a
+// linked list over the piece's bytes, and the pairs that form a token wait
+// in buckets by rank. The buckets are taken lowest rank first, each pair of
+// a bucket from left to right, so that the leftmost of equal ranks merges
+// first. A pair whose parts have changed since it was queued is skipped.
+// The rank of two joined parts comes from the ranks of the parts, through a
+// small cache: long pieces repeat the same pairs.
+func (v *vocab) mergeHeap(piece string, m *merger, ids []uint32) []uint32 {
 	n := int32(len(piece))
-	nodes := make([]node, n+1)
+	m.reset(len(piece))
+	nodes := m.nodes
 	for i := range nodes {
-		nodes[i] = node{next: int32(i) + 1, prev: int32(i) - 1, rank: noRank}
+		nodes[i] = node{next: int32(i) + 1, prev: int32(i) - 1, pair: noRank}
+		if i < len(piece) {
+			nodes[i].rank = v.bytes[piece[i]]
+		}
 	}
-	rankAt := func(i int32) uint32 {
+	// joined is the rank of the part at i joined with the next one.
+	joined := func(i int32) uint32 {
 		j := nodes[i].next
 		if j >= n {
 			return noRank
 		}
-		return v.pairRank(piece, int(i), int(nodes[j].next))
+		a, b := nodes[i].rank, nodes[j].rank
+		key := uint64(a)<<32 | uint64(b)
+		c := &m.cache[(key*0x9e3779b97f4a7c15)>>(64-cacheBits)]
+		if c.key != key || !c.ok {
+			c.key, c.ok, c.rank = key, true, v.pairRank(piece, int(i), int(nodes[j].next))
+		}
+		return c.rank
 	}
-	h := make(mergeHeap, 0, n)
+	q := &m.queue
 	for i := int32(0); i+1 < n; i++ {
 		if r := v.pairRank(piece, int(i), int(i)+2); r != noRank {
-			nodes[i].rank = r
-			h = append(h, candidate{r, i})
+			nodes[i].pair = r
+			q.push(r, i)
 		}
 	}
-	h.init()
-	for len(h) > 0 {
-		top := h.pop()
-		i := top.at
-		if nodes[i].rank != top.rank {
-			continue
+	for {
+		r, starts := q.next()
+		if starts == nil {
+			break
 		}
-		j := nodes[i].next
-		k := nodes[j].next
-		nodes[j].rank = noRank
-		nodes[i].next = k
-		if k < n {
-			nodes[k].prev = i
-		}
-		for _, b := range [2]int32{i, nodes[i].prev} {
-			if b < 0 {
+		for x, i := range starts {
+			if nodes[i].pair != r {
 				continue
 			}
-			if nodes[b].rank = rankAt(b); nodes[b].rank != noRank {
-				h.push(candidate{nodes[b].rank, b})
+			j := nodes[i].next
+			k := nodes[j].next
+			nodes[j].pair = noRank
+			nodes[i].next, nodes[i].rank = k, r
+			if k < n {
+				nodes[k].prev = i
+			}
+			for _, b := range [2]int32{i, nodes[i].prev} {
+				if b < 0 {
+					continue
+				}
+				if nodes[b].pair = joined(b); nodes[b].pair != noRank {
+					q.push(nodes[b].pair, b)
+				}
+			}
+			if q.below(r) {
+				// A merge made a pair of lower rank: it goes first, and
+				// the rest of this bucket waits.
+				for _, s := range starts[x+1:] {
+					q.push(r, s)
+				}
+				break
 			}
 		}
+		q.release(starts)
 	}
 	for i := int32(0); i < n; i = nodes[i].next {
-		bounds = append(bounds, int(i))
+		ids = append(ids, nodes[i].rank)
 	}
-	return append(bounds, int(n))
+	return ids
 }
 
-// candidate is a pair that forms a token: the rank of that token and the
-// start of the pair's first part.
-type candidate struct {
-	rank uint32
-	at   int32
+// node is a part of a piece being merged, at the byte it starts at.
+type node struct {
+	next int32  // start of the next part, or the piece's length
+	prev int32  // start of the previous part, or -1
+	rank uint32 // the part's token
+	pair uint32 // the token of this part joined with the next, or noRank
 }
 
-// mergeHeap is a binary min-heap of candidates by rank, then by start.
-type mergeHeap []candidate
+// cacheBits sizes the cache of joined ranks.
+const cacheBits = 10
 
-func (h mergeHeap) less(a, b int) bool {
-	if h[a].rank != h[b].rank {
-		return h[a].rank < h[b].rank
+// merger holds what merging a long piece needs, to be used again.
+type merger struct {
+	nodes []node
+	cache [1 << cacheBits]struct {
+		key  uint64
+		rank uint32
+		ok   bool
 	}
-	return h[a].at < h[b].at
+	queue rankQueue
 }
 
-func (h mergeHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
+func (m *merger) reset(n int) {
+	if cap(m.nodes) < n+1 {
+		m.nodes = make([]node, n+1)
 	}
+	m.nodes = m.nodes[:n+1]
+	clear(m.cache[:])
+	m.queue.reset()
 }
 
-func (h *mergeHeap) push(c candidate) {
-	*h = append(*h, c)
-	h.up(len(*h) - 1)
+// rankQueue holds the starts of pairs in buckets by rank, and the ranks of
+// the buckets that are not empty in a min-heap. In BPE a merged token is
+// almost always of higher rank than the tokens it joins, so that the pairs
+// a merge makes go into buckets after the one being taken.
+type rankQueue struct {
+	slots   []int32 // open addressing by rank: bucket index + 1, or 0
+	ranks   []uint32
+	buckets [][]int32
+	heap    []int32 // indexes of the non-empty buckets, by rank
+	used    int     // buckets in use
+	taken   int32   // the bucket next took
 }
 
-func (h *mergeHeap) pop() candidate {
-	old := *h
-	top := old[0]
-	last := len(old) - 1
-	old[0] = old[last]
-	*h = old[:last]
-	h.down(0)
-	return top
+func (q *rankQueue) reset() {
+	if q.slots == nil {
+		q.slots = make([]int32, 64)
+	}
+	clear(q.slots)
+	for i := range q.used {
+		q.buckets[i] = q.buckets[i][:0]
+	}
+	q.ranks, q.heap, q.used = q.ranks[:0], q.heap[:0], 0
 }
 
-func (h mergeHeap) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
-			return
+// bucket returns the index of rank's bucket, making it when it is new.
+func (q *rankQueue) bucket(rank uint32) int32 {
+	mask := uint32(len(q.slots) - 1)
+	for i := (rank * 0x9e3779b1) & mask; ; i = (i + 1) & mask {
+		switch b := q.slots[i]; {
+		case b == 0:
+			if 2*(q.used+1) > len(q.slots) {
+				q.grow()
+				return q.bucket(rank)
+			}
+			if q.used == len(q.buckets) {
+				q.buckets = append(q.buckets, nil)
+			}
+			q.ranks = append(q.ranks, rank)
+			q.used++
+			q.slots[i] = int32(q.used)
+			return int32(q.used - 1)
+		case q.ranks[b-1] == rank:
+			return b - 1
 		}
-		h[i], h[parent] = h[parent], h[i]
+	}
+}
+
+func (q *rankQueue) grow() {
+	q.slots = make([]int32, 2*len(q.slots))
+	mask := uint32(len(q.slots) - 1)
+	for b, rank := range q.ranks {
+		i := (rank * 0x9e3779b1) & mask
+		for q.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		q.slots[i] = int32(b + 1)
+	}
+}
+
+func (q *rankQueue) push(rank uint32, start int32) {
+	b := q.bucket(rank)
+	if len(q.buckets[b]) == 0 {
+		q.pushHeap(b)
+	}
+	q.buckets[b] = append(q.buckets[b], start)
+}
+
+// next takes the bucket of the lowest rank: its rank and its starts in
+// order, or nil. The starts are good until the next call.
+func (q *rankQueue) next() (uint32, []int32) {
+	if len(q.heap) == 0 {
+		return 0, nil
+	}
+	b := q.popHeap()
+	starts := q.buckets[b]
+	slices.Sort(starts)
+	// The bucket is empty again. A push to it before release makes it a
+	// slice of its own.
+	q.buckets[b] = nil
+	q.taken = b
+	return q.ranks[b], starts
+}
+
+// release gives back the starts that next returned.
+func (q *rankQueue) release(starts []int32) {
+	if len(q.buckets[q.taken]) == 0 {
+		q.buckets[q.taken] = starts[:0]
+	}
+}
+
+// below reports whether a bucket of rank less than r waits.
+func (q *rankQueue) below(r uint32) bool { return len(q.heap) > 0 && q.ranks[q.heap[0]] < r }
+
+func (q *rankQueue) less(a, b int) bool { return q.ranks[q.heap[a]] < q.ranks[q.heap[b]] }
+
+func (q *rankQueue) pushHeap(b int32) {
+	q.heap = append(q.heap, b)
+	for i := len(q.heap) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.heap[i], q.heap[parent] = q.heap[parent], q.heap[i]
 		i = parent
 	}
 }
 
-func (h mergeHeap) down(i int) {
-	for {
-		child := 2*i + 1
-		if child >= len(h) {
-			return
+func (q *rankQueue) popHeap() int32 {
+	h := q.heap
+	top := h[0]
+	h[0] = h[len(h)-1]
+	q.heap = h[:len(h)-1]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(q.heap) {
+			break
 		}
-		if right := child + 1; right < len(h) && h.less(right, child) {
-			child = right
+		if c+1 < len(q.heap) && q.less(c+1, c) {
+			c++
 		}
-		if !h.less(child, i) {
-			return
+		if !q.less(c, i) {
+			break
 		}
-		h[i], h[child] = h[child], h[i]
-		i = child
+		q.heap[i], q.heap[c] = q.heap[c], q.heap[i]
+		i = c
 	}
+	return top
 }

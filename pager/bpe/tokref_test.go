@@ -263,11 +263,7 @@ func abbreviate(s string) string {
 }
 
 func vocabSHA256(t *testing.T, name string) string {
-	v, err := loadVocab(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256([]byte(v.tokens))
+	sum := sha256.Sum256([]byte(load(t, name).vocab.tokens))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -9,8 +9,10 @@
 //
 // Outputs, relative to the repository root:
 //
-//   pager/bpe/data/<encoding>.gz  every token of the encoding in rank order,
-//                                 each as one length byte and its bytes
+//   pager/bpe/data/<encoding>.tokens  every token of the encoding in rank
+//                                 order, each as one length byte and its
+//                                 bytes (pager/bpe indexes them: see
+//                                 "just tokref")
 //   pager/bpe/data/classes.bin    each code point's class for the split
 //                                 patterns, as a two-stage table (see
 //                                 writeClasses)
@@ -183,9 +185,9 @@ function writeVocab(name) {
     out.push(Buffer.from([t.length]), t);
   }
   const raw = Buffer.concat(out);
-  const path = join(root, "pager", "bpe", "data", `${name}.gz`);
+  const path = join(root, "pager", "bpe", "data", `${name}.tokens`);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, gzipSync(raw, { level: 9 }));
+  writeFileSync(path, raw);
   console.log(`${path}: ${tokens.length} tokens, ${raw.length} bytes`);
   return { tokens: tokens.length, sha256: createHash("sha256").update(raw).digest("hex") };
 }
