@@ -31,6 +31,10 @@ type tokrefHeader struct {
 	Seed          uint32            `json:"seed"`
 	Random        int               `json:"random"`
 	MaxAtoms      uint32            `json:"max_atoms"`
+	Long          int               `json:"long"`
+	LongMinAtoms  uint32            `json:"long_min_atoms"`
+	LongMoreAtoms uint32            `json:"long_more_atoms"`
+	RunBytes      int               `json:"run_bytes"`
 	Atoms         []json.RawMessage `json:"atoms"`
 }
 
@@ -98,7 +102,8 @@ func parseHex(t *testing.T, s string) uint32 {
 }
 
 // tokrefStrings makes the table's strings by generate.mjs's rule: the
-// sweep of every scalar value in each context, then the random strings.
+// sweep of every scalar value in each context, the random strings, the long
+// ones, and the runs.
 func tokrefStrings(t *testing.T, h tokrefHeader) iter.Seq[string] {
 	type atom struct {
 		lit    string
@@ -137,9 +142,15 @@ func tokrefStrings(t *testing.T, h tokrefHeader) iter.Seq[string] {
 			block = block[:0]
 		}
 		rng := mulberry32{a: h.Seed}
-		for range h.Random {
+		for i := range h.Random + h.Long {
 			var b strings.Builder
-			for n := 1 + rng.next()%h.MaxAtoms; n > 0; n-- {
+			var n uint32
+			if i < h.Random {
+				n = 1 + rng.next()%h.MaxAtoms
+			} else {
+				n = h.LongMinAtoms + rng.next()%h.LongMoreAtoms
+			}
+			for ; n > 0; n-- {
 				a := atoms[rng.next()%uint32(len(atoms))]
 				if a.hi == 0 {
 					b.WriteString(a.lit)
@@ -152,6 +163,18 @@ func tokrefStrings(t *testing.T, h tokrefHeader) iter.Seq[string] {
 				b.WriteRune(rune(c))
 			}
 			if !yield(b.String()) {
+				return
+			}
+		}
+		for _, a := range atoms {
+			if a.hi != 0 {
+				continue
+			}
+			s := a.lit
+			for len(s) < h.RunBytes {
+				s += a.lit
+			}
+			if !yield(s) {
 				return
 			}
 		}

@@ -42,6 +42,10 @@
 //      a = atoms[next() % atoms.length]; a string atom is itself, a [lo, hi]
 //      atom is the code point lo + next() % (hi - lo + 1), moved up by 0x800
 //      out of the surrogates.
+//   3. LONG strings, by the same generator going on, of
+//      n = LONG_MIN_ATOMS + next() % LONG_MORE_ATOMS atoms each.
+//   4. Runs: each string atom, in order, repeated until it holds at least
+//      RUN_BYTES bytes of UTF-8.
 import { get_encoding } from "tiktoken";
 import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -56,6 +60,10 @@ const ENCODINGS = ["o200k_base", "cl100k_base"];
 const SEED = 0x5eed_f011;
 const RANDOM = 320000;
 const MAX_ATOMS = 16;
+const LONG = 4000;
+const LONG_MIN_ATOMS = 64;
+const LONG_MORE_ATOMS = 400;
+const RUN_BYTES = 3000;
 const GROUP = 64;
 const SWEEP_BLOCK = 64;
 
@@ -93,7 +101,7 @@ const ATOMS = [
   // punctuation and symbols
   ".", ",", ";", "!", "?", "...", "--", "/", "//", "\\", "\"", "(", ")", "{", "}", "[]", "<",
   ">", "=>", "==", "!=", "#", "@", "$", "%", "&&", "|", "~", "`", "```", "* ", "- ", "/*", "*/",
-  "€", "©", "→", "∑", "<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "'s'",
+  "€", "©", "→", "∑", "=", "-", "_", "*", "<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>", "'s'",
   // CJK
   "中文", "日本語", "한국어", "漢字かなカナ", "。", "、", "「", "」", "ｶﾀｶﾅ",
   // emoji: skin tones, ZWJ sequences, flags, variation selectors
@@ -135,8 +143,8 @@ function* sweepStrings() {
 
 function* randomStrings() {
   const next = mulberry32(SEED);
-  for (let i = 0; i < RANDOM; i++) {
-    const n = 1 + (next() % MAX_ATOMS);
+  for (let i = 0; i < RANDOM + LONG; i++) {
+    const n = i < RANDOM ? 1 + (next() % MAX_ATOMS) : LONG_MIN_ATOMS + (next() % LONG_MORE_ATOMS);
     let s = "";
     for (let j = 0; j < n; j++) {
       const atom = ATOMS[next() % ATOMS.length];
@@ -148,6 +156,15 @@ function* randomStrings() {
       if (c >= 0xd800 && c <= 0xdfff) c += 0x800;
       s += String.fromCodePoint(c);
     }
+    yield s;
+  }
+}
+
+function* runStrings() {
+  for (const atom of ATOMS) {
+    if (typeof atom !== "string") continue;
+    let s = atom;
+    while (Buffer.byteLength(s, "utf8") < RUN_BYTES) s += atom;
     yield s;
   }
 }
@@ -205,6 +222,10 @@ function writeTable(vocabs) {
     seed: SEED,
     random: RANDOM,
     max_atoms: MAX_ATOMS,
+    long: LONG,
+    long_min_atoms: LONG_MIN_ATOMS,
+    long_more_atoms: LONG_MORE_ATOMS,
+    run_bytes: RUN_BYTES,
     atoms: ATOMS,
   };
   const lines = [JSON.stringify(header)];
@@ -226,7 +247,7 @@ function writeTable(vocabs) {
     strings += group.length;
     group = [];
   };
-  for (const gen of [sweepStrings(), randomStrings()]) {
+  for (const gen of [sweepStrings(), randomStrings(), runStrings()]) {
     for (const s of gen) {
       group.push(s);
       if (group.length === GROUP) flush();

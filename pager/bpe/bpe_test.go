@@ -1,0 +1,163 @@
+package bpe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLoad(t *testing.T) {
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		e := load(t, name)
+		if e.Name() != name {
+			t.Errorf("Name() = %q, want %q", e.Name(), name)
+		}
+		list, err := tokenList(e.vocab.tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for _, tok := range list {
+			longest = max(longest, len(tok))
+		}
+		if e.MaxTokenBytes() != longest || len(list) != e.vocab.size {
+			t.Errorf("%s: MaxTokenBytes %d, size %d; the tokens have %d, longest %d", name, e.MaxTokenBytes(), e.vocab.size, len(list), longest)
+		}
+		// Every token is found with its own rank.
+		for r, tok := range list {
+			if got, ok := e.vocab.rank(tok); !ok || got != uint32(r) {
+				t.Fatalf("%s: rank(%q) = %d, %v; want %d", name, tok, got, ok, r)
+			}
+		}
+	}
+	if _, err := Load("p50k_base"); !errors.Is(err, ErrUnknownEncoding) {
+		t.Errorf("Load(p50k_base): %v, want ErrUnknownEncoding", err)
+	}
+}
+
+func TestBadIndex(t *testing.T) {
+	for _, index := range []string{"", "bpe1", strings.Repeat("x", headerSize+pairsSize), o200kIndex[:len(o200kIndex)-8]} {
+		if _, err := newVocab(o200kTokens, index); !errors.Is(err, errBadIndex) {
+			t.Errorf("newVocab with an index of %d bytes: %v, want errBadIndex", len(index), err)
+		}
+	}
+	for _, tokens := range []string{"\x01a\x01a", "\x00", "\x05ab", "\x01a"} {
+		if _, err := buildIndex(tokens); err == nil {
+			t.Errorf("buildIndex(%q) accepted it", tokens)
+		}
+	}
+}
+
+// A lookup stops at the end of the run of entries its hash lands in: the
+// longest run bounds what any text can make one lookup cost.
+func TestLongestProbe(t *testing.T) {
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		v := load(t, name).vocab
+		longest, run := 0, 0
+		for i := 0; i < 2*len(v.table)/8; i++ { // twice round, for the run that wraps
+			if le64(v.table, i%(len(v.table)/8)*8) == 0 {
+				run = 0
+				continue
+			}
+			run++
+			longest = max(longest, run)
+		}
+		t.Logf("%s: longest run of entries %d", name, longest)
+		if longest > 64 {
+			t.Errorf("%s: a run of %d entries in the index", name, longest)
+		}
+	}
+}
+
+// The examples of tiktoken's own tests and of the bug that started this
+// package: DEL counts.
+func TestExamples(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []uint32
+	}{
+		{Cl100kBase, "hello world", []uint32{15339, 1917}},
+		{O200kBase, "hello world", []uint32{24912, 2375}},
+		{Cl100kBase, "a\x7fb", nil},
+		{O200kBase, "a\x7fb", nil},
+		{O200kBase, "\x7f\x7f\x7f", nil},
+		{O200kBase, "", []uint32{}},
+	} {
+		e := load(t, tc.name)
+		got := e.Encode(tc.text)
+		if tc.want != nil && !equal(got, tc.want) {
+			t.Errorf("%s: Encode(%q) = %v, want %v", tc.name, tc.text, got, tc.want)
+		}
+		if n := e.Count(tc.text); n != len(got) {
+			t.Errorf("%s: Count(%q) = %d, len(Encode) = %d", tc.name, tc.text, n, len(got))
+		}
+		if strings.Contains(tc.text, "\x7f") && len(got) < strings.Count(tc.text, "\x7f") {
+			t.Errorf("%s: %q gives %d tokens: DEL vanished", tc.name, tc.text, len(got))
+		}
+	}
+}
+
+func equal(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzSplit: the pre-tokenizers' pieces are never empty and, joined, give
+// back the text: no text can vanish, valid UTF-8 or not.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"hello world", "a\x7fb", "  \n\r\n x", "don't I'M", "中文🙂 ǅᵃ\u0301", "1234567", "\xff\xfe'", "\ufeff\u2028\u00a0x"} {
+		f.Add(s)
+	}
+	splits := map[string]func(string, int) int{O200kBase: nextO200k, Cl100kBase: nextCl100k}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, split := range splits {
+			var joined strings.Builder
+			for i := 0; i < len(s); {
+				j := split(s, i)
+				if j <= i || j > len(s) {
+					t.Fatalf("%s: piece at %d of %q ends at %d", name, i, s, j)
+				}
+				if utf8.ValidString(s) && !utf8.ValidString(s[i:j]) {
+					t.Fatalf("%s: piece %q of %q cuts a code point", name, s[i:j], s)
+				}
+				joined.WriteString(s[i:j])
+				i = j
+			}
+			if joined.String() != s {
+				t.Fatalf("%s: pieces give %q, want %q", name, joined.String(), s)
+			}
+		}
+	})
+}
+
+// FuzzMerge: the merge of long pieces (buckets by rank) gives what
+// tiktoken's scan gives, on any piece, and Count is len(Encode).
+func FuzzMerge(f *testing.F) {
+	for _, s := range []string{strings.Repeat("a", 300), strings.Repeat(" ", 200), strings.Repeat("中文字", 40), "aaabbbaaabbbaaabbb", strings.Repeat("ab", 70), strings.Repeat("🙂", 20)} {
+		f.Add(s)
+	}
+	encs := []*Encoding{load(f, O200kBase), load(f, Cl100kBase)}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) < 2 {
+			return
+		}
+		for _, e := range encs {
+			want := e.vocab.mergeScan(s, nil)
+			got := e.vocab.mergeHeap(s, new(merger), nil)
+			if !equal(got, want) {
+				t.Fatalf("%s: %q: buckets give %v, the scan %v", e.Name(), s, got, want)
+			}
+			if n := e.Count(s); n != len(e.Encode(s)) {
+				t.Fatalf("%s: %q: Count %d, len(Encode) %d", e.Name(), s, n, len(e.Encode(s)))
+			}
+		}
+	})
+}
