@@ -124,9 +124,12 @@ const (
 )
 
 // span is a chunk of the window: w[start:end] counts tokens (with the page
-// head when start is 0), or about that many where a counted chunk was split
-// and only its first pieces were counted again.
-type span struct{ start, end, tokens int }
+// head when start is 0) when measured, or about that many where a counted
+// chunk was split and only its first pieces were counted again.
+type span struct {
+	start, end, tokens int
+	measured           bool
+}
 
 // The search measures text with measure, in units of which scale make a
 // token: the counter's own tokens (scale 1), or the units of a unitCounter,
@@ -146,14 +149,14 @@ func (f *fitter) fit() (Page, error) {
 	budget := f.req.MaxTokens * f.scale
 	end, local := f.search(budget)
 	for attempt := 0; attempt < 4 && end > 0; attempt++ {
-		p := f.build(end)
+		p := f.page(end)
 		localTokens := (local + f.scale - 1) / f.scale
 		if p.Tokens <= f.req.MaxTokens {
 			if attempt == 0 && localTokens > p.Tokens && p.HasMore {
 				// The pieces overcounted the page: look once more with
 				// the difference given back.
 				if end2, _ := f.search(budget + (localTokens-p.Tokens)*f.scale); end2 > end {
-					if p2 := f.build(end2); p2.Tokens <= f.req.MaxTokens {
+					if p2 := f.page(end2); p2.Tokens <= f.req.MaxTokens {
 						return p2, nil
 					}
 				}
@@ -243,7 +246,7 @@ func (f *fitter) search(budget int) (end, local int) {
 			}
 		}
 		if p < ch.end {
-			pieces = append(pieces, span{p, ch.end, max(ch.tokens-n, 0)})
+			pieces = append(pieces, span{p, ch.end, max(ch.tokens-n, 0), false})
 		}
 		f.chunks = append(f.chunks[:i], append(pieces, f.chunks[i+1:]...)...)
 		i--
@@ -265,7 +268,7 @@ func (f *fitter) target(budget, cum, start int) int {
 // count counts the chunk of about size bytes at start, ending by limit.
 func (f *fitter) count(start, limit, size int) span {
 	end := chunkEnd(f.w[:limit], start, size)
-	return span{start, end, f.measure(f.piece(start, end))}
+	return span{start, end, f.measure(f.piece(start, end)), true}
 }
 
 // Directions cut may search in from the chunk it is given.
@@ -329,8 +332,8 @@ func (f *fitter) cut(i, cum, budget, dir int) (end, local int) {
 		// that the search goes on in a small piece.
 		if q := chunkEnd(f.w[:prev.end], prev.end-2*fineChunk, fineChunk); q > prev.start && q < prev.end {
 			n := f.measure(f.piece(q, prev.end))
-			head := span{prev.start, q, max(prev.tokens-n, 0)}
-			f.chunks = append(f.chunks[:i-1], append([]span{head, {q, prev.end, n}}, f.chunks[i:]...)...)
+			head := span{prev.start, q, max(prev.tokens-n, 0), false}
+			f.chunks = append(f.chunks[:i-1], append([]span{head, {q, prev.end, n, true}}, f.chunks[i:]...)...)
 			return f.cut(i, cumPrev+head.tokens, budget, backward)
 		}
 	}
@@ -348,7 +351,7 @@ func (f *fitter) fine(i, start int) int {
 	next := f.chunks[i]
 	if next.end-next.start > fineChunk {
 		first := f.count(next.start, next.end, fineChunk)
-		rest := span{first.end, next.end, max(next.tokens-first.tokens, 0)}
+		rest := span{first.end, next.end, max(next.tokens-first.tokens, 0), false}
 		f.chunks = append(f.chunks[:i], append([]span{first, rest}, f.chunks[i+1:]...)...)
 	}
 	return i
@@ -427,8 +430,36 @@ func (f *fitter) tail(end int) string {
 	return string(appendMoreTail(nil, f.req.Version, f.req.Cursor(end)))
 }
 
+// page serializes the page that ends at end and counts it: from the
+// chunks that tile its start, where each was measured and ends where the
+// counter's pieces always end, so that their counts add up to the count of
+// the text they cover, and by counting the rest of the page; else whole.
+func (f *fitter) page(end int) Page {
+	from, sum := 0, 0
+	for _, ch := range f.chunks {
+		if ch.end >= end || !ch.measured || !(f.scale > 1 || splitsAt(f.w, ch.end)) {
+			break
+		}
+		from, sum = ch.end, sum+ch.tokens
+	}
+	if from == 0 {
+		return f.build(end)
+	}
+	p := f.serialize(end)
+	n := sum + f.measure(f.piece(from, end)+f.tail(end))
+	p.Tokens = (n + f.scale - 1) / f.scale
+	return p
+}
+
 // build serializes and counts the page that ends at end.
 func (f *fitter) build(end int) Page {
+	p := f.serialize(end)
+	p.Tokens = f.req.Counter.Count(string(p.JSON))
+	return p
+}
+
+// serialize builds the page that ends at end, without its count.
+func (f *fitter) serialize(end int) Page {
 	b := make([]byte, 0, len(f.head)+end+end/8+len(f.finalTail)+80)
 	b = append(b, f.head...)
 	b = appendEscaped(b, f.w[:end])
@@ -441,7 +472,6 @@ func (f *fitter) build(end int) Page {
 		b = appendMoreTail(b, f.req.Version, p.NextCursor)
 	}
 	p.JSON = b
-	p.Tokens = f.req.Counter.Count(string(b))
 	return p
 }
 
