@@ -200,6 +200,10 @@ type rankQueue struct {
 	heap    []int32 // indexes of the non-empty buckets, by rank
 	used    int     // buckets in use
 	taken   int32   // the bucket next took
+	recent  [16]struct {
+		rank uint32
+		b    int32 // bucket index + 1, or 0
+	}
 }
 
 func (q *rankQueue) reset() {
@@ -207,6 +211,7 @@ func (q *rankQueue) reset() {
 		q.slots = make([]int32, 64)
 	}
 	clear(q.slots)
+	clear(q.recent[:])
 	for i := range q.used {
 		q.buckets[i] = q.buckets[i][:0]
 	}
@@ -215,13 +220,26 @@ func (q *rankQueue) reset() {
 
 // bucket returns the index of rank's bucket, making it when it is new.
 func (q *rankQueue) bucket(rank uint32) int32 {
+	if m := &q.recent[rank%uint32(len(q.recent))]; m.b > 0 && m.rank == rank {
+		return m.b - 1
+	}
+	b := q.find(rank)
+	q.recent[rank%uint32(len(q.recent))] = struct {
+		rank uint32
+		b    int32
+	}{rank, b + 1}
+	return b
+}
+
+// find looks rank's bucket up, making it when it is new.
+func (q *rankQueue) find(rank uint32) int32 {
 	mask := uint32(len(q.slots) - 1)
 	for i := (rank * 0x9e3779b1) & mask; ; i = (i + 1) & mask {
 		switch b := q.slots[i]; {
 		case b == 0:
 			if 2*(q.used+1) > len(q.slots) {
 				q.grow()
-				return q.bucket(rank)
+				return q.find(rank)
 			}
 			if q.used == len(q.buckets) {
 				q.buckets = append(q.buckets, nil)
