@@ -12,13 +12,25 @@ test:
 ci:
     bash .ci/run
 
-# Benchmarks of the pager, for benchstat.
+# Benchmarks of the pager and the token counter, for benchstat.
 bench:
-    go test ./pager -run '^$' -bench . -count 6
+    go test ./pager ./pager/bpe -run '^$' -bench . -count 6
+
+# folio's token counter against tiktoken-go and tiktoken (needs npm, benchstat).
+tokcount:
+    ./bench/tokcount.sh
+
+# Regenerate the vocabularies, the Unicode classes and the tiktoken reference
+# table (needs npm), then the vocabularies' indexes.
+tokref:
+    cd testdata/tokref && npm ci --no-audit --no-fund && node generate.mjs
+    go test ./pager/bpe -run TestIndexIsCurrent -update
 
 # Fuzz each target for a minute.
 fuzz:
     go test ./pager -run '^$' -fuzz FuzzReconstruction -fuzztime 60s
+    go test ./pager/bpe -run '^$' -fuzz FuzzSplit -fuzztime 60s
+    go test ./pager/bpe -run '^$' -fuzz FuzzMerge -fuzztime 60s
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
