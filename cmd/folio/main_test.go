@@ -350,6 +350,19 @@ func TestCount(t *testing.T) {
 			t.Fatalf("binary stdin %q: exit %d", bin, r.code)
 		}
 	}
+	// DEL is a token of its own: the counts are tiktoken's (1.0.22,
+	// encode_ordinary).
+	for _, tc := range []struct{ text, want string }{
+		{"a\x7fb", "3"},
+		{strings.Repeat("\x7f", 500), "500"},
+		{strings.Repeat("line\x7f\x7f one\n", 100), "500"},
+	} {
+		for _, tok := range []string{"o200k_base", "cl100k_base"} {
+			if r := folio(t, tc.text, "count", "--tokenizer", tok, "-"); r.code != 0 || r.stdout != tc.want+"\t-\n" {
+				t.Errorf("%s: %q: exit %d, %q, want %s", tok, tc.text[:min(len(tc.text), 12)], r.code, r.stdout, tc.want)
+			}
+		}
+	}
 }
 
 func TestVerify(t *testing.T) {

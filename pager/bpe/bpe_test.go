@@ -2,6 +2,7 @@ package bpe
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -160,4 +161,33 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+// One Encoding serves many goroutines: each gets the count it would get
+// alone (run with -race).
+func TestConcurrentCount(t *testing.T) {
+	e := load(t, O200kBase)
+	texts := []string{strings.Repeat("a", 5000), strings.Repeat("中文字 ", 300), strings.Repeat("don't stop\r\n", 200), strings.Repeat(" ", 4000)}
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = len(e.Encode(s))
+	}
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			for k := range 50 {
+				i := (g + k) % len(texts)
+				if n := e.Count(texts[i]); n != want[i] {
+					done <- fmt.Errorf("text %d: %d, want %d", i, n, want[i])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }
