@@ -151,7 +151,7 @@ func FuzzMerge(f *testing.F) {
 			return
 		}
 		for _, e := range encs {
-			want := e.vocab.mergeScan(s, nil)
+			want := e.vocab.mergeScan(s, new(merger), nil)
 			got := e.vocab.mergeHeap(s, new(merger), nil)
 			if !equal(got, want) {
 				t.Fatalf("%s: %q: buckets give %v, the scan %v", e.Name(), s, got, want)

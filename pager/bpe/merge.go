@@ -13,12 +13,26 @@ const heapFrom = 64
 // merge appends the tokens that byte-pair encoding merges piece, of at
 // least two bytes, into: it merges the adjacent pair that forms the token of
 // lowest rank, the leftmost one among equals, until no pair forms a token.
-// m is used for long pieces.
 func (v *vocab) merge(piece string, m *merger, ids []uint32) []uint32 {
 	if len(piece) < heapFrom {
-		return v.mergeScan(piece, ids)
+		return v.mergeScan(piece, m, ids)
 	}
 	return v.mergeHeap(piece, m, ids)
+}
+
+// joined returns the rank of the token that joins the tokens of ranks a and
+// b, whose bytes are s, or noRank: from m's cache, which pieces share, since
+// text repeats the same pairs.
+func (v *vocab) joined(m *merger, a, b uint32, s string) uint32 {
+	key := uint64(a)<<32 | uint64(b)
+	c := &m.cache[(key*0x9e3779b97f4a7c15)>>(64-cacheBits)]
+	if c.key != key || !c.ok {
+		c.key, c.ok, c.rank = key, true, noRank
+		if r, ok := v.rank(s); ok {
+			c.rank = r
+		}
+	}
+	return c.rank
 }
 
 // pairRank is the rank of the token piece[a:b], or noRank.
@@ -31,7 +45,7 @@ func (v *vocab) pairRank(piece string, a, b int) uint32 {
 
 // mergeScan is tiktoken's own merge: a list of parts, each with the rank of
 // it joined to the next, scanned for the lowest rank after every merge.
-func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
+func (v *vocab) mergeScan(piece string, m *merger, ids []uint32) []uint32 {
 	type part struct {
 		start int
 		rank  uint32 // the part's token
@@ -51,20 +65,17 @@ func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
 		parts = append(parts, part{i, v.bytes[piece[i]], r})
 	}
 	parts = append(parts, part{len(piece) - 1, v.bytes[piece[len(piece)-1]], noRank}, part{len(piece), noRank, noRank})
-	// joined is the rank of parts i and i+1 joined with the part after
-	// them, before i+1 is removed.
-	joined := func(i int) uint32 {
-		if i+3 < len(parts) {
-			return v.pairRank(piece, parts[i].start, parts[i+3].start)
-		}
-		return noRank
-	}
 	for minRank != noRank {
+		// Parts i and i+1 become the token minRank: join it with the
+		// parts on either side.
 		i := minAt
 		if i > 0 {
-			parts[i-1].pair = joined(i - 1)
+			parts[i-1].pair = v.joined(m, parts[i-1].rank, minRank, piece[parts[i-1].start:parts[i+2].start])
 		}
-		parts[i].rank, parts[i].pair = minRank, joined(i)
+		parts[i].rank, parts[i].pair = minRank, noRank
+		if i+3 < len(parts) {
+			parts[i].pair = v.joined(m, minRank, parts[i+2].rank, piece[parts[i].start:parts[i+3].start])
+		}
 		parts = append(parts[:i+1], parts[i+2:]...)
 		minRank = noRank
 		for j, p := range parts[:len(parts)-1] {
@@ -84,8 +95,6 @@ func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
 // in buckets by rank. The buckets are taken lowest rank first, each pair of
 // a bucket from left to right, so that the leftmost of equal ranks merges
 // first. A pair whose parts have changed since it was queued is skipped.
-// The rank of two joined parts comes from the ranks of the parts, through a
-// small cache: long pieces repeat the same pairs.
 func (v *vocab) mergeHeap(piece string, m *merger, ids []uint32) []uint32 {
 	n := int32(len(piece))
 	m.reset(len(piece))
@@ -102,13 +111,7 @@ func (v *vocab) mergeHeap(piece string, m *merger, ids []uint32) []uint32 {
 		if j >= n {
 			return noRank
 		}
-		a, b := nodes[i].rank, nodes[j].rank
-		key := uint64(a)<<32 | uint64(b)
-		c := &m.cache[(key*0x9e3779b97f4a7c15)>>(64-cacheBits)]
-		if c.key != key || !c.ok {
-			c.key, c.ok, c.rank = key, true, v.pairRank(piece, int(i), int(nodes[j].next))
-		}
-		return c.rank
+		return v.joined(m, nodes[i].rank, nodes[j].rank, piece[i:nodes[j].next])
 	}
 	q := &m.queue
 	for i := int32(0); i+1 < n; i++ {
@@ -167,9 +170,11 @@ type node struct {
 }
 
 // cacheBits sizes the cache of joined ranks.
-const cacheBits = 10
+const cacheBits = 12
 
-// merger holds what merging a long piece needs, to be used again.
+// merger holds what merging needs, to be used again: the cache of joined
+// ranks (which holds for the encoding whatever the text), and the parts and
+// the queue of long pieces.
 type merger struct {
 	nodes []node
 	cache [1 << cacheBits]struct {
@@ -185,7 +190,6 @@ func (m *merger) reset(n int) {
 		m.nodes = make([]node, n+1)
 	}
 	m.nodes = m.nodes[:n+1]
-	clear(m.cache[:])
 	m.queue.reset()
 }
 
