@@ -191,3 +191,27 @@ func TestConcurrentCount(t *testing.T) {
 		}
 	}
 }
+
+// The merge of long pieces gives what tiktoken's scan gives on runs of
+// every ASCII character and of short patterns, at many lengths.
+func TestMergeLongPieces(t *testing.T) {
+	var pieces []string
+	for c := 0; c < 128; c++ {
+		for _, n := range []int{64, 65, 100, 127, 128, 129, 255, 256, 257, 1000, 1001} {
+			pieces = append(pieces, strings.Repeat(string(rune(c)), n))
+		}
+	}
+	for _, unit := range []string{"ab", "aab", "abc", "  x", "中", "中文", "🙂", "é", "\r\n", "0123", "aA", "=-", "_a"} {
+		for _, n := range []int{40, 41, 97, 300} {
+			pieces = append(pieces, strings.Repeat(unit, n))
+		}
+	}
+	for _, e := range []*Encoding{load(t, O200kBase), load(t, Cl100kBase)} {
+		m := new(merger)
+		for _, s := range pieces {
+			if got, want := e.vocab.mergeHeap(s, m, nil), e.vocab.mergeScan(s, m, nil); !equal(got, want) {
+				t.Errorf("%s: %q (%d bytes): buckets give %d tokens, the scan %d", e.Name(), abbreviate(s), len(s), len(got), len(want))
+			}
+		}
+	}
+}

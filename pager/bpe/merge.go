@@ -136,10 +136,13 @@ func (v *vocab) mergeHeap(piece string, m *merger, ids []uint32) []uint32 {
 			if k < n {
 				nodes[k].prev = i
 			}
-			for _, b := range [2]int32{i, nodes[i].prev} {
-				if b < 0 {
-					continue
-				}
+			// The new part's pair with the next part waits only when the
+			// next part does not merge right after in this bucket: that
+			// merge makes the pair again, as its previous one.
+			if nodes[i].pair = joined(i); nodes[i].pair != noRank && !(nodes[i].pair > r && k < n && nodes[k].pair == r) {
+				q.push(nodes[i].pair, i)
+			}
+			if b := nodes[i].prev; b >= 0 {
 				if nodes[b].pair = joined(b); nodes[b].pair != noRank {
 					q.push(nodes[b].pair, b)
 				}
