@@ -152,7 +152,7 @@ func FuzzMerge(f *testing.F) {
 		}
 		for _, e := range encs {
 			want := e.vocab.mergeScan(s, new(merger), nil)
-			got := e.vocab.mergeHeap(s, new(merger), nil)
+			got := e.vocab.mergeLong(s, new(merger), nil)
 			if !equal(got, want) {
 				t.Fatalf("%s: %q: buckets give %v, the scan %v", e.Name(), s, got, want)
 			}
@@ -209,7 +209,7 @@ func TestMergeLongPieces(t *testing.T) {
 	for _, e := range []*Encoding{load(t, O200kBase), load(t, Cl100kBase)} {
 		m := new(merger)
 		for _, s := range pieces {
-			if got, want := e.vocab.mergeHeap(s, m, nil), e.vocab.mergeScan(s, m, nil); !equal(got, want) {
+			if got, want := e.vocab.mergeLong(s, m, nil), e.vocab.mergeScan(s, m, nil); !equal(got, want) {
 				t.Errorf("%s: %q (%d bytes): buckets give %d tokens, the scan %d", e.Name(), abbreviate(s), len(s), len(got), len(want))
 			}
 		}

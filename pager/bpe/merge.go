@@ -5,19 +5,19 @@ import "slices"
 // noRank marks a pair that is no token.
 const noRank = ^uint32(0)
 
-// heapFrom is the piece length from which merge uses a heap: below it the
-// plain scan of tiktoken, whose quadratic cost is smaller than a heap's
-// upkeep on short pieces.
-const heapFrom = 64
+// longPiece is the piece length from which merge uses buckets by rank:
+// below it the plain scan of tiktoken, whose quadratic cost is smaller than
+// the buckets' upkeep on short pieces.
+const longPiece = 64
 
 // merge appends the tokens that byte-pair encoding merges piece, of at
 // least two bytes, into: it merges the adjacent pair that forms the token of
 // lowest rank, the leftmost one among equals, until no pair forms a token.
 func (v *vocab) merge(piece string, m *merger, ids []uint32) []uint32 {
-	if len(piece) < heapFrom {
+	if len(piece) < longPiece {
 		return v.mergeScan(piece, m, ids)
 	}
-	return v.mergeHeap(piece, m, ids)
+	return v.mergeLong(piece, m, ids)
 }
 
 // joined returns the rank of the token that joins the tokens of ranks a and
@@ -51,7 +51,7 @@ func (v *vocab) mergeScan(piece string, m *merger, ids []uint32) []uint32 {
 		rank  uint32 // the part's token
 		pair  uint32 // the token of this part joined with the next one
 	}
-	var buf [heapFrom + 1]part
+	var buf [longPiece + 1]part
 	parts := buf[:0]
 	if len(piece) >= len(buf) {
 		parts = make([]part, 0, len(piece)+1)
@@ -90,12 +90,12 @@ func (v *vocab) mergeScan(piece string, m *merger, ids []uint32) []uint32 {
 	return ids
 }
 
-// mergeHeap merges as mergeScan does, in about linear time: the parts are a
+// mergeLong merges as mergeScan does, in about linear time: the parts are a
 // linked list over the piece's bytes, and the pairs that form a token wait
 // in buckets by rank. The buckets are taken lowest rank first, each pair of
 // a bucket from left to right, so that the leftmost of equal ranks merges
 // first. A pair whose parts have changed since it was queued is skipped.
-func (v *vocab) mergeHeap(piece string, m *merger, ids []uint32) []uint32 {
+func (v *vocab) mergeLong(piece string, m *merger, ids []uint32) []uint32 {
 	n := int32(len(piece))
 	m.reset(len(piece))
 	nodes := m.nodes
