@@ -64,7 +64,7 @@ func (e *Encoding) Count(s string) int {
 		} else {
 			if m == nil {
 				m = e.mergers.Get().(*merger)
-				defer e.mergers.Put(m)
+				defer e.release(m)
 			}
 			ids = e.vocab.merge(s[i:j], m, ids[:0])
 			n += len(ids)
@@ -72,6 +72,16 @@ func (e *Encoding) Count(s string) int {
 		i = j
 	}
 	return n
+}
+
+// pooledPieceBytes bounds the pieces whose merger goes back to the pool, so
+// that one huge piece does not keep its memory alive.
+const pooledPieceBytes = 1 << 20
+
+func (e *Encoding) release(m *merger) {
+	if cap(m.nodes) <= pooledPieceBytes {
+		e.mergers.Put(m)
+	}
 }
 
 // Encode returns the tokens of s, as tiktoken's encode_ordinary does: text
@@ -87,7 +97,7 @@ func (e *Encoding) Encode(s string) []uint32 {
 		} else {
 			if m == nil {
 				m = e.mergers.Get().(*merger)
-				defer e.mergers.Put(m)
+				defer e.release(m)
 			}
 			ids = e.vocab.merge(s[i:j], m, ids)
 		}
