@@ -110,7 +110,7 @@ func Fit(r Request) (Page, error) {
 	if uc, ok := r.Counter.(unitCounter); ok {
 		f.scale, f.measure = uc.UnitsPerToken(), uc.Units
 	}
-	f.moreTail = f.measure(f.tail(0))
+	f.moreTail = f.measure(string(f.appendTail(nil, 0)))
 	return f.fit()
 }
 
@@ -143,6 +143,7 @@ type fitter struct {
 	scale     int
 	moreTail  int    // measure of a has_more tail, an estimate for any cut
 	chunks    []span // measured chunks covering w[:chunks[len-1].end], in order
+	buf       []byte // the text text measures, kept for the next
 }
 
 func (f *fitter) fit() (Page, error) {
@@ -223,7 +224,7 @@ func (f *fitter) search(budget int) (end, local int) {
 			}
 			// The whole window fits by the pieces: check the page that
 			// ends with it, with its real tail, before cutting it.
-			if n := cum + f.measure(f.piece(ch.start, ch.end)+f.tail(ch.end)); n <= budget {
+			if n := cum + f.text(ch.start, ch.end, true); n <= budget {
 				return ch.end, n
 			}
 		}
@@ -268,7 +269,7 @@ func (f *fitter) target(budget, cum, start int) int {
 // count counts the chunk of about size bytes at start, ending by limit.
 func (f *fitter) count(start, limit, size int) span {
 	end := chunkEnd(f.w[:limit], start, size)
-	return span{start, end, f.measure(f.piece(start, end)), true}
+	return span{start, end, f.text(start, end, false), true}
 }
 
 // Directions cut may search in from the chunk it is given.
@@ -286,7 +287,7 @@ const (
 // the two it may look at. It returns 0 when nothing fits.
 func (f *fitter) cut(i, cum, budget, dir int) (end, local int) {
 	ch := f.chunks[i]
-	exact := func(p int) int { return cum + f.measure(f.piece(ch.start, p)+f.tail(p)) }
+	exact := func(p int) int { return cum + f.text(ch.start, p, true) }
 	if ch.end == len(f.w) {
 		// The page that ends with the window has its own tail (the
 		// last page's, at EOF): try it first.
@@ -304,7 +305,7 @@ func (f *fitter) cut(i, cum, budget, dir int) (end, local int) {
 	// Largest index whose piece count fits, with the tail estimated; then
 	// the largest whose exact count fits, galloping from there.
 	k := searchLast(len(cuts), func(k int) bool {
-		return k == 0 || cum+f.measure(f.piece(ch.start, cuts[k]))+f.moreTail <= budget
+		return k == 0 || cum+f.text(ch.start, cuts[k], false)+f.moreTail <= budget
 	})
 	counts := map[int]int{}
 	k = gallop(max(k, 1), len(cuts), func(k int) bool {
@@ -324,14 +325,14 @@ func (f *fitter) cut(i, cum, budget, dir int) (end, local int) {
 	}
 	prev := f.chunks[i-1]
 	cumPrev := cum - prev.tokens
-	if m := cumPrev + f.measure(f.piece(prev.start, ch.start)+f.tail(ch.start)); m <= budget {
+	if m := cumPrev + f.text(prev.start, ch.start, true); m <= budget {
 		return ch.start, m
 	}
 	if prev.end-prev.start > 2*fineChunk {
 		// Cut the chunk before in two at a split point near its end, so
 		// that the search goes on in a small piece.
 		if q := chunkEnd(f.w[:prev.end], prev.end-2*fineChunk, fineChunk); q > prev.start && q < prev.end {
-			n := f.measure(f.piece(q, prev.end))
+			n := f.text(q, prev.end, false)
 			head := span{prev.start, q, max(prev.tokens-n, 0), false}
 			f.chunks = append(f.chunks[:i-1], append([]span{head, {q, prev.end, n, true}}, f.chunks[i:]...)...)
 			return f.cut(i, cumPrev+head.tokens, budget, backward)
@@ -412,41 +413,53 @@ func searchLast(n int, ok func(int) bool) int {
 	return lo
 }
 
-// piece is the text that counts for w[start:end]: its JSON escape, after
-// the page head when it is the page's first piece.
-func (f *fitter) piece(start, end int) string {
-	var b []byte
+// text measures the text that counts for w[start:end]: its JSON escape,
+// after the page head when it is the page's first piece, and before the
+// tail of a page that ends at end when withTail is set.
+func (f *fitter) text(start, end int, withTail bool) int {
+	b := f.buf[:0]
 	if start == 0 {
 		b = append(b, f.head...)
 	}
-	return string(appendEscaped(b, f.w[start:end]))
-}
-
-// tail is what follows the content of a page that ends at end.
-func (f *fitter) tail(end int) string {
-	if end == len(f.w) && f.req.EOF {
-		return f.finalTail
+	b = appendEscaped(b, f.w[start:end])
+	if withTail {
+		b = f.appendTail(b, end)
 	}
-	return string(appendMoreTail(nil, f.req.Version, f.req.Cursor(end)))
+	f.buf = b
+	return f.measure(string(b))
 }
 
-// page serializes the page that ends at end and counts it: from the
-// chunks that tile its start, where each was measured and ends where the
-// counter's pieces always end, so that their counts add up to the count of
-// the text they cover, and by counting the rest of the page; else whole.
+// appendTail appends what follows the content of a page that ends at end.
+func (f *fitter) appendTail(b []byte, end int) []byte {
+	if end == len(f.w) && f.req.EOF {
+		return append(b, f.finalTail...)
+	}
+	return appendMoreTail(b, f.req.Version, f.req.Cursor(end))
+}
+
+// page serializes the page that ends at end and counts it in segments: the
+// chunk boundaries where the counter's pieces always end (split points) cut
+// the page into segments whose counts add up to the page's count. A segment
+// that is one measured chunk is not counted again; the others are counted
+// whole, the last one with the page's tail.
 func (f *fitter) page(end int) Page {
-	from, sum := 0, 0
-	for _, ch := range f.chunks {
-		if ch.end >= end || !ch.measured || !(f.scale > 1 || splitsAt(f.w, ch.end)) {
+	sum, from := 0, 0
+	for i, ch := range f.chunks {
+		if ch.end >= end {
 			break
 		}
-		from, sum = ch.end, sum+ch.tokens
-	}
-	if from == 0 {
-		return f.build(end)
+		if !(f.scale > 1 || splitsAt(f.w, ch.end)) {
+			continue
+		}
+		if ch.start == from && ch.measured {
+			sum += ch.tokens
+		} else {
+			sum += f.text(from, ch.end, false)
+		}
+		from = f.chunks[i].end
 	}
 	p := f.serialize(end)
-	n := sum + f.measure(f.piece(from, end)+f.tail(end))
+	n := sum + f.text(from, end, true)
 	p.Tokens = (n + f.scale - 1) / f.scale
 	return p
 }
