@@ -29,6 +29,7 @@ tokref:
 # Fuzz each target for a minute.
 fuzz:
     go test ./pager -run '^$' -fuzz FuzzReconstruction -fuzztime 60s
+    go test ./pager -run '^$' -fuzz FuzzSplitPoints -fuzztime 60s
     go test ./pager/bpe -run '^$' -fuzz FuzzSplit -fuzztime 60s
     go test ./pager/bpe -run '^$' -fuzz FuzzMerge -fuzztime 60s
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s

@@ -2,6 +2,7 @@ package pager
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -63,25 +64,56 @@ func TestSplitPointsAreExact(t *testing.T) {
 	texts := [][]byte{
 		corpus(t, "go", 60000),
 		corpus(t, "markdown", 60000),
+		corpus(t, "cjk", 60000),
 		[]byte(strings.Repeat("x:=a(b) \"q\"\t\\n it's 123,456 don't\r\n", 300)),
 	}
-	for _, name := range []string{O200kBase, Cl100kBase} {
-		c := counter(t, name)
-		for _, text := range texts {
-			for p := 1; p < len(text); p++ {
-				if !splitsAt(text, p) {
-					continue
-				}
-				lo, hi := max(p-48, 0), min(p+48, len(text))
-				for !utf8.RuneStart(text[lo]) {
-					lo++
-				}
-				a := string(appendEscaped(nil, text[lo:p]))
-				b := string(appendEscaped(nil, text[p:hi]))
-				if c.Count(a)+c.Count(b) != c.Count(a+b) {
-					t.Fatalf("%s: %q | %q is not a split point", name, a, b)
-				}
+	counters := []Counter{counter(t, O200kBase), counter(t, Cl100kBase)}
+	for _, text := range texts {
+		for p := 1; p < len(text); p++ {
+			if err := checkSplitPoint(counters, text, p); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
+}
+
+// FuzzSplitPoints checks the split points of any text, the page's whole
+// count rests on them.
+func FuzzSplitPoints(f *testing.F) {
+	f.Add([]byte("x:=a(b) \"q\"\t\\n it's 123,456 don't\r\n"))
+	f.Add([]byte("\u00a0a b\u3000c\u2028d\x7f.e'S f\u0301 g"))
+	counters := []Counter{counter(f, O200kBase), counter(f, Cl100kBase)}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if !utf8.Valid(text) || len(text) > 512 {
+			return
+		}
+		for p := 1; p < len(text); p++ {
+			if err := checkSplitPoint(counters, text, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// checkSplitPoint checks that when splitsAt(text, p), the JSON escapes of up
+// to 48 bytes on either side of p count apart as they count together.
+func checkSplitPoint(counters []Counter, text []byte, p int) error {
+	if !splitsAt(text, p) {
+		return nil
+	}
+	lo, hi := max(p-48, 0), min(p+48, len(text))
+	for !utf8.RuneStart(text[lo]) {
+		lo++
+	}
+	for hi < len(text) && !utf8.RuneStart(text[hi]) {
+		hi++
+	}
+	a := string(appendEscaped(nil, text[lo:p]))
+	b := string(appendEscaped(nil, text[p:hi]))
+	for _, c := range counters {
+		if c.Count(a)+c.Count(b) != c.Count(a+b) {
+			return fmt.Errorf("%s: %q | %q is not a split point", c.Name(), a, b)
+		}
+	}
+	return nil
 }
