@@ -444,7 +444,7 @@ func (f *fitter) appendTail(b []byte, end int) []byte {
 // whole, the last one with the page's tail.
 func (f *fitter) page(end int) Page {
 	sum, from := 0, 0
-	for i, ch := range f.chunks {
+	for _, ch := range f.chunks {
 		if ch.end >= end {
 			break
 		}
@@ -456,7 +456,7 @@ func (f *fitter) page(end int) Page {
 		} else {
 			sum += f.text(from, ch.end, false)
 		}
-		from = f.chunks[i].end
+		from = ch.end
 	}
 	p := f.serialize(end)
 	n := sum + f.text(from, end, true)

@@ -215,3 +215,32 @@ func TestMergeLongPieces(t *testing.T) {
 		}
 	}
 }
+
+// A merge can make a pair of lower rank than its own where a longer token
+// came before its prefix in the vocabulary: the long-piece merge takes that
+// pair first, as tiktoken's scan does. tiktoken's vocabularies seldom do
+// this, so a small vocabulary of its own makes it happen.
+func TestMergeLowerRankFirst(t *testing.T) {
+	var tokens []byte
+	add := func(tok string) { tokens = append(append(tokens, byte(len(tok))), tok...) }
+	for b := 0; b < 256; b++ {
+		add(string([]byte{byte(b)}))
+	}
+	for _, tok := range []string{"xyx", "abc", "cab", "xy", "ab", "bc", "abcab", "ca"} {
+		add(tok)
+	}
+	index, err := buildIndex(string(tokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newVocab(string(tokens), string(index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{strings.Repeat("xy", 40), strings.Repeat("xyxab", 20), strings.Repeat("abc", 30), strings.Repeat("ab", 40) + "c", strings.Repeat("cab", 25), strings.Repeat("abcx", 20)} {
+		got, want := v.mergeLong(s, new(merger), nil), v.mergeScan(s, new(merger), nil)
+		if !equal(got, want) {
+			t.Errorf("%q: buckets give %v, the scan %v", s, got, want)
+		}
+	}
+}
