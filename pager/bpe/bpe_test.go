@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -242,5 +243,63 @@ func TestMergeLowerRankFirst(t *testing.T) {
 		if !equal(got, want) {
 			t.Errorf("%q: buckets give %v, the scan %v", s, got, want)
 		}
+	}
+}
+
+// The class table (Unicode 16.0.0) agrees with Go's unicode package
+// (15.0.0 in Go 1.26) on every code point both know; the rest were assigned
+// in between.
+func TestClassesAgreeWithGo(t *testing.T) {
+	goNewer := !strings.HasPrefix(unicode.Version, "15.")
+	unassigned := unicode.Categories["Cn"]
+	if unassigned == nil {
+		t.Skip("Go's unicode package has no Cn table")
+	}
+	goClass := func(r rune) (class, bool) {
+		var c class
+		switch {
+		case unicode.Is(unassigned, r):
+			return 0, false // unassigned in Go's Unicode version
+		case unicode.Is(unicode.Ll, r):
+			c = cLower | cLetter
+		case unicode.In(r, unicode.Lu, unicode.Lt):
+			c = cUpper | cLetter
+		case unicode.In(r, unicode.Lm, unicode.Lo):
+			c = cUpper | cLower | cLetter
+		case unicode.Is(unicode.M, r):
+			c = cUpper | cLower
+		case unicode.Is(unicode.N, r):
+			c = cNumber
+		case unicode.Is(unicode.White_Space, r):
+			c = cSpace
+		}
+		if r == '\r' || r == '\n' {
+			c |= cNewline
+		}
+		return c, true
+	}
+	newer := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue
+		}
+		want, known := goClass(r)
+		if !known {
+			if runeClass(r) != 0 {
+				newer++
+			}
+			continue
+		}
+		got := runeClass(r)
+		if got == 0 && goNewer {
+			continue // perhaps assigned after 16.0.0
+		}
+		if got != want {
+			t.Errorf("U+%04X: class %06b, Go's unicode %06b", r, got, want)
+		}
+	}
+	t.Logf("%d letters, marks and numbers assigned since Unicode %s", newer, unicode.Version)
+	if newer == 0 && !goNewer {
+		t.Error("no code point is newer than Go's tables: is the table Unicode 16.0.0?")
 	}
 }
