@@ -173,7 +173,7 @@ type node struct {
 }
 
 // cacheBits sizes the cache of joined ranks.
-const cacheBits = 12
+const cacheBits = 14
 
 // merger holds what merging needs, to be used again: the cache of joined
 // ranks (which holds for the encoding whatever the text), and the parts and
