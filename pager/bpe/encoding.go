@@ -17,7 +17,7 @@ type Encoding struct {
 	name    string
 	vocab   *vocab
 	split   func(s string, i int) int // the end of the piece at s[i]
-	mergers sync.Pool                 // of *merger
+	mergers sync.Pool                 // of *merger, for long pieces
 }
 
 // Load returns the encoding with the given name. Its vocabulary is
@@ -62,7 +62,7 @@ func (e *Encoding) Count(s string) int {
 		} else if _, ok := e.vocab.rank(s[i:j]); ok {
 			n++
 		} else {
-			if m == nil {
+			if m == nil && j-i >= longPiece {
 				m = e.mergers.Get().(*merger)
 				defer e.release(m)
 			}
@@ -95,7 +95,7 @@ func (e *Encoding) Encode(s string) []uint32 {
 		if r, ok := e.vocab.rank(s[i:j]); ok {
 			ids = append(ids, r)
 		} else {
-			if m == nil {
+			if m == nil && j-i >= longPiece {
 				m = e.mergers.Get().(*merger)
 				defer e.release(m)
 			}

@@ -59,6 +59,7 @@ type vocab struct {
 	size   int         // number of tokens
 	maxLen int         // length of the longest token
 	bytes  [256]uint32 // the rank of each one-byte token
+	joins  *joinCache  // shared by every count
 }
 
 // newVocab opens a vocabulary from its tokens and its index.
@@ -72,6 +73,10 @@ func newVocab(tokens, index string) (*vocab, error) {
 		table:  index[headerSize+pairsSize:],
 		size:   int(le32(index, 4)),
 		maxLen: int(le32(index, 8)),
+		joins:  new(joinCache),
+	}
+	if v.size >= rankMask {
+		return nil, errBadIndex
 	}
 	entries := uint64(1) << le32(index, 12)
 	if uint64(len(v.table)) != 8*entries {
