@@ -227,7 +227,9 @@ type rankQueue struct {
 }
 
 func (q *rankQueue) reset() {
-	if q.slots == nil {
+	if len(q.slots) > 1024 || q.slots == nil {
+		// A piece with many ranks made the table large: start small
+		// again, so that short pieces do not pay for clearing it.
 		q.slots = make([]int32, 64)
 	}
 	clear(q.slots)
