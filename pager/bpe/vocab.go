@@ -46,7 +46,7 @@ const (
 
 	lenShift    = rankBits
 	offsetShift = rankBits + lenBits
-	tagShift    = rankBits + lenBits + offsetBits
+	tagShift    = 64 - tagBits
 	rankMask    = 1<<rankBits - 1
 )
 
