@@ -56,7 +56,7 @@ func meanFill(pages []Page, budget int) float64 {
 // BenchmarkCount counts 1 MiB of real text once: the unit the paging
 // benchmarks are compared with.
 func BenchmarkCount(b *testing.B) {
-	for _, kind := range textcorpus.Kinds {
+	for _, kind := range textcorpus.Kinds() {
 		text := string(corpus(b, kind, 1<<20))
 		c := counter(b, O200kBase)
 		b.Run(kind, func(b *testing.B) {
@@ -74,7 +74,7 @@ func BenchmarkCount(b *testing.B) {
 // bytes the counter was handed per byte of text ("counted/B", which does not
 // depend on the machine's load).
 func BenchmarkPageWhole(b *testing.B) {
-	for _, kind := range textcorpus.Kinds {
+	for _, kind := range textcorpus.Kinds() {
 		text := corpus(b, kind, 1<<20)
 		c := &meteredCounter{Counter: counter(b, O200kBase)}
 		b.Run(kind, func(b *testing.B) {

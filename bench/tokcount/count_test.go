@@ -17,7 +17,7 @@ func texts(b *testing.B) map[string]string {
 		b.Skip("TOKCOUNT_DIR is not set: run ../tokcount.sh")
 	}
 	m := map[string]string{}
-	for _, kind := range corpus.Kinds {
+	for _, kind := range corpus.Kinds() {
 		t, err := os.ReadFile(filepath.Join(dir, kind+".txt"))
 		if err != nil {
 			b.Fatal(err)
@@ -34,7 +34,7 @@ func TestWriteTexts(t *testing.T) {
 	if dir == "" {
 		t.Skip("TOKCOUNT_DIR is not set: run ../tokcount.sh")
 	}
-	for _, kind := range corpus.Kinds {
+	for _, kind := range corpus.Kinds() {
 		text, err := corpus.Text(kind, 1<<20)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func BenchmarkCount(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, kind := range corpus.Kinds {
+		for _, kind := range corpus.Kinds() {
 			text := m[kind]
 			if n, _ := old.Count(text); n != folio.Count(text) {
 				b.Fatalf("%s %s: folio counts %d, tiktoken-go %d", enc, kind, folio.Count(text), n)

@@ -16,7 +16,7 @@ import (
 )
 
 // Kinds lists the kinds Text knows.
-var Kinds = []string{"go", "markdown", "cjk"}
+func Kinds() []string { return []string{"go", "markdown", "cjk"} }
 
 // ErrUnavailable is returned when the Go distribution's files cannot be
 // read.
@@ -58,7 +58,7 @@ func Text(kind string, size int) ([]byte, error) {
 	case "cjk":
 		writeCJK(&buf, size)
 	default:
-		return nil, fmt.Errorf("unknown corpus kind %q (want one of %s)", kind, strings.Join(Kinds, ", "))
+		return nil, fmt.Errorf("unknown corpus kind %q (want one of %s)", kind, strings.Join(Kinds(), ", "))
 	}
 	b := buf.Bytes()
 	if len(b) > size {

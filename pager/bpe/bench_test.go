@@ -23,7 +23,7 @@ func text(b *testing.B, kind string, size int) string {
 func BenchmarkCount(b *testing.B) {
 	for _, name := range []string{O200kBase, Cl100kBase} {
 		e := load(b, name)
-		for _, kind := range corpus.Kinds {
+		for _, kind := range corpus.Kinds() {
 			s := text(b, kind, 1<<20)
 			b.Run(name+"/"+kind, func(b *testing.B) {
 				b.SetBytes(int64(len(s)))
