@@ -2,7 +2,6 @@ package pager
 
 import (
 	"bytes"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,14 +13,7 @@ import (
 // internal/corpus knows.
 func corpus(tb testing.TB, kind string, size int) []byte {
 	tb.Helper()
-	b, err := textcorpus.Text(kind, size)
-	if errors.Is(err, textcorpus.ErrUnavailable) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return textcorpus.For(tb, kind, size)
 }
 
 // pageWhole pages text at budget and returns the pages.

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Kinds lists the kinds Text knows.
@@ -65,6 +66,20 @@ func Text(kind string, size int) ([]byte, error) {
 		b = b[:bytes.LastIndexByte(b[:size], '\n')+1]
 	}
 	return b, nil
+}
+
+// For is Text for a test or benchmark: it skips tb when the Go
+// distribution's files cannot be read, and fails it on any other error.
+func For(tb testing.TB, kind string, size int) []byte {
+	tb.Helper()
+	b, err := Text(kind, size)
+	if errors.Is(err, ErrUnavailable) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 func goroot() (string, error) {

@@ -1,7 +1,6 @@
 package bpe
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,14 +8,7 @@ import (
 )
 
 func text(b *testing.B, kind string, size int) string {
-	t, err := corpus.Text(kind, size)
-	if errors.Is(err, corpus.ErrUnavailable) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	return string(t)
+	return string(corpus.For(b, kind, size))
 }
 
 // BenchmarkCount counts 1 MiB of each corpus with each encoding.
