@@ -3,6 +3,8 @@ package bpe
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -302,4 +304,55 @@ func TestClassesAgreeWithGo(t *testing.T) {
 	if newer == 0 && !goNewer {
 		t.Error("no code point is newer than Go's tables: is the table Unicode 16.0.0?")
 	}
+}
+
+// splitJudges are Go's own regular expressions for the split patterns, less
+// the alternatives that start with \s: on text without white space they must
+// give the pieces the pre-tokenizers give. Go's regexp has no lookahead,
+// which only those alternatives use, and matches leftmost-first as a
+// backtracking engine does.
+var splitJudges = map[string]string{
+	O200kBase:  `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*`,
+	Cl100kBase: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*`,
+}
+
+// FuzzSplitRegexp holds the pre-tokenizers to Go's regexp on text without
+// white space, and without the code points that Unicode assigned after the
+// version Go's tables have.
+func FuzzSplitRegexp(f *testing.F) {
+	for _, s := range []string{"\u0301ABC's", "-\u0301AB", "a\u0301\u0301XY", "HTTPServer's", "ǅungla'LL", "x'ſ", "12345中文🙂", "'re'RE'd"} {
+		f.Add(s)
+	}
+	splits := map[string]func(string, int) int{O200kBase: nextO200k, Cl100kBase: nextCl100k}
+	judges := map[string]*regexp.Regexp{}
+	for name, pat := range splitJudges {
+		judges[name] = regexp.MustCompile(pat)
+	}
+	unassigned := unicode.Categories["Cn"]
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || unassigned == nil {
+			return
+		}
+		s = strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.White_Space, r) || unicode.Is(unassigned, r) {
+				return -1
+			}
+			return r
+		}, s)
+		for name, split := range splits {
+			var got []string
+			for i := 0; i < len(s); {
+				j := split(s, i)
+				got = append(got, s[i:j])
+				i = j
+			}
+			want := judges[name].FindAllString(s, -1)
+			if strings.Join(want, "") != s {
+				t.Fatalf("%s: the judge does not cover %q", name, s)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: pieces %q, regexp %q", name, s, got, want)
+			}
+		}
+	})
 }

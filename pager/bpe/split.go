@@ -115,19 +115,24 @@ func runEnd(s string, i int, want class) int {
 //	\s+
 func nextO200k(s string, i int) int {
 	c0, n0 := classAt(s, i)
-	withPrefix := c0.prefixable() && i+n0 < len(s)
-	end := -1
-	if withPrefix {
-		end = wordLowerEnd(s, i+n0)
+	// The two word alternatives, each with the prefix and then without it:
+	// without it only a mark can start either, since a mark is the one
+	// prefix character that they also take.
+	lower, upper := -1, -1
+	if c0.prefixable() && i+n0 < len(s) {
+		lower, upper = wordEnds(s, i+n0)
 	}
-	if end < 0 && c0&(cUpper|cLower) != 0 {
-		end = wordLowerEnd(s, i)
+	if lower < 0 && c0&(cUpper|cLower) != 0 {
+		switch l, u := wordEnds(s, i); {
+		case l >= 0:
+			lower = l
+		case upper < 0:
+			upper = u
+		}
 	}
-	if end < 0 && withPrefix {
-		end = wordUpperEnd(s, i+n0)
-	}
-	if end < 0 && c0&cUpper != 0 {
-		end = wordUpperEnd(s, i)
+	end := lower
+	if end < 0 {
+		end = upper
 	}
 	if end >= 0 {
 		return end + contraction(s, end)
@@ -145,9 +150,15 @@ func nextO200k(s string, i int) int {
 	return spaceEnd(s, i)
 }
 
-// wordLowerEnd matches [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+
-// at j and returns its end, or -1.
-func wordLowerEnd(s string, j int) int {
+// wordEnds matches o200k_base's two word alternatives at j in one pass over
+// the letters and returns their ends, or -1:
+//
+//	lower: [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+
+//	upper: [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*
+//
+// upper is only given where lower does not match: the pattern tries it only
+// then.
+func wordEnds(s string, j int) (lower, upper int) {
 	// The first class's run, remembering the last code point in it that
 	// the second class also takes: that is where the second class starts
 	// when the code point after the run is not one of its own.
@@ -156,7 +167,7 @@ func wordLowerEnd(s string, j int) int {
 		c, n := classAt(s, k)
 		if c&cUpper == 0 {
 			if c&cLower != 0 {
-				return runEnd(s, k+n, cLower)
+				return runEnd(s, k+n, cLower), -1
 			}
 			break
 		}
@@ -165,20 +176,14 @@ func wordLowerEnd(s string, j int) int {
 		}
 		k += n
 	}
-	if last < 0 {
-		return -1
+	if last >= 0 {
+		return last + lastLen, -1
 	}
-	return last + lastLen
-}
-
-// wordUpperEnd matches [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*
-// at j and returns its end, or -1.
-func wordUpperEnd(s string, j int) int {
-	k := runEnd(s, j, cUpper)
-	if k == j {
-		return -1
+	if k > j {
+		// No code point after the run is of the second class.
+		return -1, k
 	}
-	return runEnd(s, k, cLower)
+	return -1, -1
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[i],
