@@ -52,26 +52,51 @@ func (e *Encoding) MaxTokenBytes() int { return e.vocab.maxLen }
 // Count returns the number of tokens of s: len(Encode(s)), without keeping
 // the tokens.
 func (e *Encoding) Count(s string) int {
+	n, _ := e.encode(s, false)
+	return n
+}
+
+// Encode returns the tokens of s, as tiktoken's encode_ordinary does: text
+// that looks like a special token is encoded as ordinary text. Bytes that
+// are not valid UTF-8 are encoded as they are.
+func (e *Encoding) Encode(s string) []uint32 {
+	_, ids := e.encode(s, true)
+	return ids
+}
+
+// encode counts the tokens of s, piece by piece, and returns them too when
+// keep is set.
+func (e *Encoding) encode(s string, keep bool) (int, []uint32) {
 	n := 0
 	var ids []uint32
 	var m *merger
 	for i := 0; i < len(s); {
 		j := e.split(s, i)
-		if j-i == 1 {
+		r, ok := e.vocab.bytes[s[i]], j-i == 1
+		if !ok {
+			r, ok = e.vocab.rank(s[i:j])
+		}
+		switch {
+		case ok:
 			n++
-		} else if _, ok := e.vocab.rank(s[i:j]); ok {
-			n++
-		} else {
+			if keep {
+				ids = append(ids, r)
+			}
+		default:
 			if m == nil && j-i >= longPiece {
 				m = e.mergers.Get().(*merger)
 				defer e.release(m)
 			}
-			ids = e.vocab.merge(s[i:j], m, ids[:0])
-			n += len(ids)
+			if !keep {
+				ids = ids[:0]
+			}
+			before := len(ids)
+			ids = e.vocab.merge(s[i:j], m, ids)
+			n += len(ids) - before
 		}
 		i = j
 	}
-	return n
+	return n, ids
 }
 
 // pooledPieceBytes bounds the pieces whose merger goes back to the pool, so
@@ -82,26 +107,4 @@ func (e *Encoding) release(m *merger) {
 	if cap(m.nodes) <= pooledPieceBytes {
 		e.mergers.Put(m)
 	}
-}
-
-// Encode returns the tokens of s, as tiktoken's encode_ordinary does: text
-// that looks like a special token is encoded as ordinary text. Bytes that
-// are not valid UTF-8 are encoded as they are.
-func (e *Encoding) Encode(s string) []uint32 {
-	var ids []uint32
-	var m *merger
-	for i := 0; i < len(s); {
-		j := e.split(s, i)
-		if r, ok := e.vocab.rank(s[i:j]); ok {
-			ids = append(ids, r)
-		} else {
-			if m == nil && j-i >= longPiece {
-				m = e.mergers.Get().(*merger)
-				defer e.release(m)
-			}
-			ids = e.vocab.merge(s[i:j], m, ids)
-		}
-		i = j
-	}
-	return ids
 }
