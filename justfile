@@ -30,7 +30,8 @@ tokref:
 fuzz:
     go test ./pager -run '^$' -fuzz FuzzReconstruction -fuzztime 60s
     go test ./pager -run '^$' -fuzz FuzzSplitPoints -fuzztime 60s
-    go test ./pager/bpe -run '^$' -fuzz FuzzSplit -fuzztime 60s
+    go test ./pager/bpe -run '^$' -fuzz 'FuzzSplit$' -fuzztime 60s
+    go test ./pager/bpe -run '^$' -fuzz FuzzSplitRegexp -fuzztime 60s
     go test ./pager/bpe -run '^$' -fuzz FuzzMerge -fuzztime 60s
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
