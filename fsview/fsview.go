@@ -3,14 +3,12 @@ package fsview
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
 )
 
 // Errors, matched with errors.Is. A denied file, a path outside every root
@@ -56,7 +54,7 @@ type FS struct {
 type root struct {
 	path  string // absolute, symlinks resolved: the canonical prefix
 	alias string // absolute as given, when it differs from path
-	dir   *os.Root
+	fd    int    // the root directory, open
 }
 
 // Open opens the given root directories. The first one is where relative
@@ -82,12 +80,12 @@ func Open(roots []string, opt Options) (*FS, error) {
 			v.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		dir, err := os.OpenRoot(real)
+		fd, err := openRootDir(real)
 		if err != nil {
 			v.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		rt := &root{path: real, dir: dir}
+		rt := &root{path: real, fd: fd}
 		if abs != real {
 			rt.alias = abs
 		}
@@ -128,7 +126,7 @@ func (v *FS) Close() error {
 	}
 	var errs []error
 	for _, r := range v.roots {
-		errs = append(errs, r.dir.Close())
+		errs = append(errs, unix.Close(r.fd))
 	}
 	return errors.Join(errs...)
 }
@@ -143,8 +141,8 @@ type File struct {
 	Rel string
 
 	root     *root
-	resolved string      // Rel with every symlink resolved
-	info     fs.FileInfo // Lstat of resolved at resolution time
+	resolved string    // Rel with every symlink resolved
+	info     *statInfo // Lstat of resolved at resolution time
 }
 
 // IsDir reports whether the file is a directory.
@@ -184,7 +182,7 @@ func (v *FS) visible(rel, resolved string, dir bool) bool {
 }
 
 // file is the File of rel in r, resolved to resolved with info.
-func (r *root) file(rel, resolved string, info fs.FileInfo) File {
+func (r *root) file(rel, resolved string, info *statInfo) File {
 	p := r.path
 	if rel != "." {
 		p = filepath.Join(r.path, filepath.FromSlash(rel))
@@ -366,77 +364,4 @@ func mayHoldMatch(g, dir string) bool {
 		}
 	}
 	return len(gs) > len(ds)
-}
-
-// maxSymlinks bounds the symlinks followed in one resolution, as the kernel
-// does.
-const maxSymlinks = 40
-
-// errEscape: a name that would leave the root.
-var errEscape = errors.New("leaves the root")
-
-// resolve follows every symlink of rel inside the root, component by
-// component, and returns the path with none left and its Lstat. A link that
-// leads outside the root, a loop, or a missing component is an error.
-func (r *root) resolve(rel string) (string, fs.FileInfo, error) {
-	var done []string
-	todo := split(rel)
-	hops := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case ".":
-			continue
-		case "..":
-			if len(done) == 0 {
-				return "", nil, errEscape
-			}
-			done = done[:len(done)-1]
-			continue
-		}
-		p := path.Join(append(done, c)...)
-		info, err := r.dir.Lstat(p)
-		if err != nil {
-			return "", nil, err
-		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if hops++; hops > maxSymlinks {
-				return "", nil, errors.New("too many symlinks")
-			}
-			target, err := r.dir.Readlink(p)
-			if err != nil {
-				return "", nil, err
-			}
-			if filepath.IsAbs(target) {
-				rel, ok := within(r.path, filepath.Clean(target))
-				if !ok {
-					return "", nil, errEscape
-				}
-				done, target = nil, rel
-			}
-			todo = append(split(filepath.ToSlash(target)), todo...)
-			continue
-		}
-		if len(todo) > 0 && !info.IsDir() {
-			return "", nil, fs.ErrNotExist
-		}
-		done = append(done, c)
-	}
-	resolved := path.Join(done...)
-	if resolved == "" {
-		resolved = "."
-	}
-	info, err := r.dir.Lstat(resolved)
-	return resolved, info, err
-}
-
-func split(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
 }

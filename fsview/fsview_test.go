@@ -326,3 +326,46 @@ func TestWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinkSwappedAfterResolve: a directory on a resolved path that is
+// swapped for a symlink (to a denied directory) before the file is opened
+// makes the open fail; it never reads where the symlink leads.
+func TestSymlinkSwappedAfterResolve(t *testing.T) {
+	root, _ := tree(t)
+	v, err := Open([]string{root}, Options{Deny: DefaultDeny()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := os.WriteFile(filepath.Join(root, "docs", "config"), []byte("public\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := v.Regular("docs/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.Resolve("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// docs becomes a symlink to .git, whose config is another file.
+	if err := os.Rename(filepath.Join(root, "docs"), filepath.Join(root, "docs-old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".git", filepath.Join(root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Snapshot(context.Background(), f, 0, -1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("snapshot through a swapped-in symlink: %v, want ErrNotFound", err)
+	}
+	if v.LooksText(f) {
+		t.Error("LooksText read through a swapped-in symlink")
+	}
+	err = v.List(context.Background(), d, ListOptions{}, func(f File) error {
+		t.Errorf("listed %s through a swapped-in symlink", f.Rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
 )
 
 // Version is the BLAKE3 hash of a file's exact bytes.
@@ -157,33 +156,33 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 	return nil
 }
 
-// openFile opens f without following a final symlink and without blocking,
+// openFile opens f without following any symlink and without blocking,
 // and checks that it is still the regular file that was resolved.
-func openFile(f File) (*os.File, fs.FileInfo, error) {
+func openFile(f File) (*os.File, *statInfo, error) {
 	if f.root == nil {
 		return nil, nil, fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
 	}
-	file, err := f.root.dir.OpenFile(f.resolved, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	fd, err := f.root.open(f.resolved, unix.O_RDONLY|unix.O_NONBLOCK)
 	if err != nil {
 		return nil, nil, notFound(f.URI)
 	}
-	info, err := file.Stat()
-	if err == nil {
+	info := &statInfo{name: f.info.name}
+	if err = unix.Fstat(fd, &info.st); err == nil {
 		switch {
 		case info.IsDir():
 			err = fmt.Errorf("%w: %s (list it, or read a file inside it)", ErrIsDir, f.URI)
 		case !info.Mode().IsRegular():
 			err = fmt.Errorf("%w: %s", ErrNotRegular, f.URI)
-		case !os.SameFile(info, f.info):
+		case !sameFile(info, f.info):
 			// Replaced since it was resolved: resolve again.
 			err = notFound(f.URI)
 		}
 	}
 	if err != nil {
-		file.Close()
+		unix.Close(fd)
 		return nil, nil, err
 	}
-	return file, info, nil
+	return os.NewFile(uintptr(fd), f.Path), info, nil
 }
 
 // sniffBytes is how much of a file LooksText reads.

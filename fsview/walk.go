@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Walk calls fn for every visible regular file under the directory dir (a
@@ -67,23 +68,14 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	dir, err := d.root.dir.OpenRoot(d.resolved)
+	dir, err := d.root.open(d.resolved, dirFlags)
 	if err != nil {
 		return fn(File{}, notFound(d.URI))
 	}
-	defer dir.Close()
-	h, err := dir.Open(".")
+	defer unix.Close(dir)
+	names, err := readNames(dir)
 	if err != nil {
-		return fn(File{}, notFound(d.URI))
-	}
-	entries, err := h.ReadDir(-1)
-	h.Close()
-	if err != nil {
-		return fn(File{}, err)
-	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
+		return fn(File{}, fmt.Errorf("listing %s: %w", d.URI, err))
 	}
 	slices.Sort(names)
 	for _, name := range names {
@@ -139,8 +131,8 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 // entry resolves the entry name of the directory d, open as dir, to what
 // Resolve(abs) gives: with one Lstat beside dir when it is no symlink,
 // rather than one per component of its path.
-func (v *FS) entry(d File, dir *os.Root, name, rel, abs string) (File, error) {
-	info, err := dir.Lstat(name)
+func (v *FS) entry(d File, dir int, name, rel, abs string) (File, error) {
+	info, err := statAt(dir, name)
 	if err != nil {
 		return File{}, notFound(abs)
 	}
