@@ -22,17 +22,13 @@ var (
 	ErrTooLarge    = errors.New("file too large")
 )
 
-// DefaultDeny returns the deny list `folio serve` starts with.
-func DefaultDeny() []string {
-	return []string{".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*"}
-}
-
 // DefaultMaxFileBytes is the default size cap: 64 MiB.
 const DefaultMaxFileBytes = 64 << 20
 
 // Options is the visibility policy.
 type Options struct {
-	// Deny holds doublestar globs over slash paths relative to a root. A
+	// Deny holds doublestar globs over slash paths relative to a root,
+	// matched at any depth and without regard to case (see DefaultDeny). A
 	// file that matches one, by the name asked for or by the name its
 	// symlinks lead to, is treated as missing.
 	Deny []string
@@ -45,6 +41,7 @@ type Options struct {
 type FS struct {
 	roots []*root
 	opt   Options
+	deny  *denyList
 	// allow, when not nil, is the allow list of a Restrict view.
 	allow []string
 	// view: the roots belong to the FS this one restricts.
@@ -63,12 +60,11 @@ func Open(roots []string, opt Options) (*FS, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("at least one root is required")
 	}
-	for _, g := range opt.Deny {
-		if !doublestar.ValidatePattern(g) {
-			return nil, fmt.Errorf("invalid deny glob %q", g)
-		}
+	deny, err := compileDeny(opt.Deny)
+	if err != nil {
+		return nil, err
 	}
-	v := &FS{opt: opt}
+	v := &FS{opt: opt, deny: deny}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -106,7 +102,7 @@ func (v *FS) Restrict(allow []string) (*FS, error) {
 			return nil, fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
-	return &FS{roots: v.roots, opt: v.opt, allow: append([]string{}, allow...), view: true}, nil
+	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, allow: append([]string{}, allow...), view: true}, nil
 }
 
 // Roots returns the absolute paths of the roots, symlinks resolved, the
@@ -316,14 +312,7 @@ func within(dir, abs string) (string, bool) {
 	return filepath.ToSlash(abs[len(prefix):]), true
 }
 
-func (v *FS) denied(rel string) bool {
-	for _, g := range v.opt.Deny {
-		if ok, _ := doublestar.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
-}
+func (v *FS) denied(rel string) bool { return v.deny.match(rel) }
 
 // allowed applies the allow list of a Restrict view to rel, a file's or a
 // directory's path relative to its root.

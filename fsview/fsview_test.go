@@ -369,3 +369,52 @@ func TestSymlinkSwappedAfterResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDenyList: the default deny list hides version-control internals and
+// credential files at any depth and in any case, and nothing else.
+func TestDenyList(t *testing.T) {
+	d, err := compileDeny(DefaultDeny())
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := []string{
+		".git", ".git/config", "vendor/lib/.git/config", ".GIT/config", ".hg/hgrc", "a/.svn/entries",
+		".env", ".ENV", "docs/.Env", ".ENV.production", "app/.env.local", ".envrc",
+		".ssh/id_rsa", "home/u/.ssh/config", ".ssh/known_hosts", ".gnupg/secring.gpg",
+		".aws/credentials", "x/.aws/config", ".azure/accessTokens.json", ".kube/config",
+		".docker/config.json", "home/.docker/config.json", ".config/gcloud/credentials.db",
+		".netrc", "_netrc", ".git-credentials", ".npmrc", "pkg/.npmrc", ".pypirc", ".pgpass", ".htpasswd",
+		"server.pem", "certs/SERVER.PEM", "tls.key", "a.p12", "b.pfx", "c.jks", "d.keystore", "vault.kdbx",
+		"id_rsa", "id_rsa.pub", "keys/id_ed25519", "ID_ECDSA", "id_dsa",
+		"terraform.tfstate", "infra/terraform.tfstate.backup",
+	}
+	visible := []string{
+		".", "docs/env.md", "environment.go", "git/config", ".github/workflows/ci.yml", ".gitignore",
+		".gitattributes", "keys.go", "keyboard.md", "docker/config.json", ".docker/daemon.json",
+		".config/app.toml", "ssh.md", "netrc.go", "pem.go", "key", "tfstate.md", "aws/README",
+	}
+	for _, p := range denied {
+		if !d.match(p) {
+			t.Errorf("%s is visible", p)
+		}
+	}
+	for _, p := range visible {
+		if d.match(p) {
+			t.Errorf("%s is denied", p)
+		}
+	}
+	anchored, err := compileDeny([]string{"/build/**", "**/out/*.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{"build": true, "build/a.o": true, "src/build/a.o": false, "out/x.log": true, "a/out/x.log": true, "a/out/x.txt": false} {
+		if anchored.match(p) != want {
+			t.Errorf("%s: denied %v, want %v", p, !want, want)
+		}
+	}
+	for _, bad := range []string{"**", "/**", "[", "**/"} {
+		if _, err := compileDeny([]string{bad}); err == nil {
+			t.Errorf("deny glob %q accepted", bad)
+		}
+	}
+}

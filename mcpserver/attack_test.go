@@ -124,3 +124,36 @@ func TestSymlinkSwapRace(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyListOverHTTP: credential files at any depth and in any case are
+// hidden from every tool.
+func TestDenyListOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	secrets := []string{"vendor/lib/.git/config", ".ssh/id_rsa", "home/.ssh/config", ".netrc", ".ENV", "docs/.Env",
+		".ENV.production", ".aws/credentials", ".npmrc", ".pypirc", "certs/site.PEM", "id_rsa.bak", ".git-credentials"}
+	for _, name := range secrets {
+		e.write(t, name, "SECRET in "+name+"\n")
+	}
+	e.write(t, "docs/guide.md", "public\n")
+	tok := e.addToken(t, "alice")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
+	for _, name := range secrets {
+		wantCode(t, call(t, cs, "read", map[string]any{"uri": name}), "not_found")
+		wantCode(t, call(t, cs, "read", map[string]any{"uri": name, "max_tokens": 500}), "not_found")
+	}
+	for _, r := range []result{
+		call(t, cs, "grep", map[string]any{"pattern": "SECRET"}),
+		call(t, cs, "list", map[string]any{"recursive": true}),
+	} {
+		if r.isError || strings.Contains(r.text, "SECRET") || strings.Contains(r.text, "netrc") || strings.Contains(r.text, "ssh") {
+			t.Errorf("leaked: %s", r.text)
+		}
+	}
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 1 {
+		t.Errorf("resources/list gives %d files, want only docs/guide.md", len(res.Resources))
+	}
+}

@@ -27,13 +27,14 @@ func serveCommand() *cli.Command {
 caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
 show a bearer token from --tokens, or, on a loopback address only, nothing.
 Relative paths in requests resolve against the first root. The default deny
-list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies; --deny adds to it.`,
+list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
+depth and in any case; --deny adds to it.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "root", Required: true, EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (repeatable; the first is where relative paths resolve)"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
-			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob, relative to a root (repeatable)"},
+			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
