@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
@@ -155,5 +157,62 @@ func TestDenyListOverHTTP(t *testing.T) {
 	}
 	if len(res.Resources) != 1 {
 		t.Errorf("resources/list gives %d files, want only docs/guide.md", len(res.Resources))
+	}
+}
+
+// TestGrepCost: a pattern whose program is too large is refused; a slow
+// search stops at its time budget with what it found; a long literal is
+// found in time linear in the text.
+func TestGrepCost(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("abcdefghij", 20_000) // a 200 KB line
+	e.write(t, "long.txt", "first line\n"+long+"\n")
+	var big strings.Builder
+	for i := range 9 {
+		fmt.Fprintf(&big, "%d %s\n", i, long[:100_000])
+	}
+	e.write(t, "slow/big.txt", big.String())
+	e.write(t, "slow/a.txt", "Z\n")
+	tok := e.addToken(t, "alice")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{grepTimeout: 300 * time.Millisecond, threshold: 1 << 20})), tok, nil)
+
+	r := call(t, cs, "grep", map[string]any{"pattern": strings.Repeat(".{1000}", 10)})
+	wantCode(t, r, "invalid_argument")
+	if !strings.Contains(r.text, "too complex") {
+		t.Errorf("refusal: %s", r.text)
+	}
+	// About 900 instructions on 900 KB of long lines: seconds of CPU
+	// without the budget.
+	g := grepResult(t, call(t, cs, "grep", map[string]any{"pattern": "[a-j]{1,450}Z", "path": "slow"}))
+	if !g.Truncated || !strings.Contains(g.Note, "time budget") {
+		t.Errorf("slow grep: truncated %v, note %q", g.Truncated, g.Note)
+	}
+	needle := long[5:100_005]
+	g = grepResult(t, call(t, cs, "grep", map[string]any{"pattern": needle, "literal": true, "path": "long.txt"}))
+	if len(g.Matches) != 1 || g.Matches[0].Line != 2 || g.Truncated {
+		t.Errorf("long literal: %d matches, truncated %v", len(g.Matches), g.Truncated)
+	}
+}
+
+// TestGrepAnswerBound: context 20 and max_matches 100000 on a large file
+// give an answer within the byte bound, marked truncated.
+func TestGrepAnswerBound(t *testing.T) {
+	e := newEnv(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 900_000; i++ {
+		fmt.Fprintf(&b, "line %d with a match and some more words to fill it\n", i)
+	}
+	e.write(t, "big.txt", b.String())
+	const bound = 256 << 10
+	cs := dialMemory(t, e.server(t, serverOpts{local: true, maxAnswerBytes: bound}), nil)
+	r := call(t, cs, "grep", map[string]any{"pattern": "match", "context": 20, "max_matches": 100000})
+	h, _ := r.meta[MetaResultHandle].(map[string]any)
+	size, _ := h["bytes"].(float64)
+	if h == nil || size == 0 || size > bound {
+		t.Fatalf("answer of %v bytes (bound %d): %.300s", size, bound, r.text)
+	}
+	q := call(t, cs, "result_query", map[string]any{"handle": h["handle"], "path": "note"})
+	if !strings.Contains(q.text, "bytes") {
+		t.Errorf("note: %s", q.text)
 	}
 }

@@ -100,6 +100,9 @@ type serverOpts struct {
 	// threshold is the fold threshold; fold.DefaultThresholdBytes when 0.
 	threshold int
 	log       *slog.Logger
+	// grepTimeout and maxAnswerBytes are the server's; its defaults when 0.
+	grepTimeout    time.Duration
+	maxAnswerBytes int
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -107,7 +110,8 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	if o.counter == "" {
 		o.counter = pager.O200kBase
 	}
-	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log}
+	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
+		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultMemoryMaxBytes, nil)
 	}

@@ -42,10 +42,22 @@ type Config struct {
 	// Stateless serves HTTP without sessions, for replicas behind a load
 	// balancer; there are no subscriptions then.
 	Stateless bool
+	// MaxAnswerBytes bounds the text of any answer before folding: line
+	// reads, grep and list stop short of it (DefaultMaxAnswerBytes when 0).
+	MaxAnswerBytes int
+	// GrepTimeout bounds one grep's search; what it found by then is
+	// answered, marked truncated (DefaultGrepTimeout when 0).
+	GrepTimeout time.Duration
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
 }
+
+// Defaults of Config.
+const (
+	DefaultMaxAnswerBytes = 8 << 20
+	DefaultGrepTimeout    = 10 * time.Second
+)
 
 // Server is folio's MCP server. It is safe for concurrent use.
 type Server struct {
@@ -69,6 +81,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.GrepTimeout <= 0 {
+		cfg.GrepTimeout = DefaultGrepTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{}}
 	opts := &mcp.ServerOptions{

@@ -129,7 +129,7 @@ func (s *Server) toolError(err error) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	e := reader.AsError(err)
-	if e.Code == reader.CodeInternal {
+	if e.Code == reader.CodeInternal && !errors.Is(err, context.Canceled) {
 		s.log.Error("tool failed", "err", err)
 	}
 	return errorResult(e), nil

@@ -35,6 +35,8 @@ depth and in any case; --deny adds to it.`,
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
+			&cli.DurationFlag{Name: "grep-timeout", Value: mcpserver.DefaultGrepTimeout, EnvVars: []string{"FOLIO_GREP_TIMEOUT"}, Usage: "how long one grep may search; what it found by then is answered, marked truncated"},
+			&cli.IntFlag{Name: "max-answer-bytes", Value: mcpserver.DefaultMaxAnswerBytes, EnvVars: []string{"FOLIO_MAX_ANSWER_BYTES"}, Usage: "bound on any answer's text before folding: line reads, grep and list stop short of it"},
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -80,6 +82,9 @@ func serve(c *cli.Context, log *slog.Logger) error {
 			log.Warn(warning)
 		}
 	}
+	if c.Duration("grep-timeout") <= 0 || c.Int("max-answer-bytes") < 1024 {
+		return errors.New("--grep-timeout must be positive and --max-answer-bytes at least 1024")
+	}
 	counter, err := pagerCounter(c)
 	if err != nil {
 		return err
@@ -102,14 +107,16 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	}
 	defer closeStore()
 	srv, err := mcpserver.New(mcpserver.Config{
-		Fold:      folder,
-		FS:        fs,
-		Cursors:   cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
-		Counter:   counter,
-		Tokens:    tokens,
-		Stateless: c.Bool("stateless"),
-		Version:   version(),
-		Logger:    log,
+		Fold:           folder,
+		FS:             fs,
+		Cursors:        cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
+		Counter:        counter,
+		Tokens:         tokens,
+		Stateless:      c.Bool("stateless"),
+		GrepTimeout:    c.Duration("grep-timeout"),
+		MaxAnswerBytes: c.Int("max-answer-bytes"),
+		Version:        version(),
+		Logger:         log,
 	})
 	if err != nil {
 		return err
