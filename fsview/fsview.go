@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,6 +35,20 @@ type Options struct {
 	Deny []string
 	// MaxFileBytes caps the size of a file that may be read; 0 means no cap.
 	MaxFileBytes int64
+	// ReadMemory bounds the bytes of the windows that snapshots hold at
+	// once (DefaultReadMemory when 0). A window larger than the bound waits
+	// until it can hold the whole bound.
+	ReadMemory int64
+}
+
+// DefaultReadMemory is the default read memory: 256 MiB.
+const DefaultReadMemory = 256 << 20
+
+// readMemory is the room for snapshots' windows, shared by an FS and its
+// views.
+type readMemory struct {
+	gate *semaphore.Weighted
+	size int64
 }
 
 // FS is a set of roots with one visibility policy. It is safe for
@@ -42,6 +57,8 @@ type FS struct {
 	roots []*root
 	opt   Options
 	deny  *denyList
+	// memory is shared with every view.
+	memory *readMemory
 	// allow, when not nil, is the allow list of a Restrict view.
 	allow []string
 	// view: the roots belong to the FS this one restricts.
@@ -64,7 +81,10 @@ func Open(roots []string, opt Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &FS{opt: opt, deny: deny}
+	if opt.ReadMemory <= 0 {
+		opt.ReadMemory = DefaultReadMemory
+	}
+	v := &FS{opt: opt, deny: deny, memory: &readMemory{gate: semaphore.NewWeighted(opt.ReadMemory), size: opt.ReadMemory}}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -102,7 +122,7 @@ func (v *FS) Restrict(allow []string) (*FS, error) {
 			return nil, fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
-	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, allow: append([]string{}, allow...), view: true}, nil
+	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, memory: v.memory, allow: append([]string{}, allow...), view: true}, nil
 }
 
 // Roots returns the absolute paths of the roots, symlinks resolved, the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zeebo/blake3"
 )
@@ -417,4 +418,52 @@ func TestDenyList(t *testing.T) {
 			t.Errorf("deny glob %q accepted", bad)
 		}
 	}
+}
+
+// TestReadMemory: snapshots' windows share the read memory; one that finds
+// no room waits until another is released or its context ends, and a
+// window larger than the whole memory runs alone.
+func TestReadMemory(t *testing.T) {
+	dir := t.TempDir()
+	for name, size := range map[string]int{"a": 600, "b": 600, "big": 5000} {
+		if err := os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte("x"), size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := open(t, Options{ReadMemory: 1000}, dir)
+	view, _ := v.Restrict([]string{"**"})
+	snap := func(fs *FS, ctx context.Context, name string) (*Snapshot, error) {
+		f, err := fs.Regular(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs.Snapshot(ctx, f, 0, -1)
+	}
+	a, err := snap(v, context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	if _, err := snap(view, ctx, "b"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a view's snapshot with no room: %v, want it to wait until cancelled", err)
+	}
+	done := make(chan error)
+	go func() {
+		b, err := snap(view, context.Background(), "b")
+		if err == nil {
+			b.Release()
+		}
+		done <- err
+	}()
+	a.Release()
+	a.Release() // twice is once
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	big, err := snap(v, context.Background(), "big")
+	if err != nil || len(big.Window) != 5000 {
+		t.Fatalf("a window over the whole memory: %v", err)
+	}
+	big.Release()
 }

@@ -38,6 +38,18 @@ type Snapshot struct {
 	Offset int64
 	// Window holds the bytes [Offset, Offset+len(Window)).
 	Window []byte
+
+	held func() // gives the window's room back to the FS's read memory
+}
+
+// Release gives the snapshot's room in the read memory back (see
+// Options.ReadMemory); the window must not be used after. A second call
+// does nothing.
+func (s *Snapshot) Release() {
+	if s.held != nil {
+		s.held()
+		s.held = nil
+	}
 }
 
 // EOF reports whether the window runs to the end of the file.
@@ -53,7 +65,9 @@ const readBuf = 128 << 10
 // Snapshot reads the text file f once: it hashes all of it, checks that it
 // is text (valid UTF-8, no NUL byte) and keeps the bytes [offset,
 // offset+window) (window < 0: to the end). Memory is bounded by the window,
-// not by the file.
+// not by the file, and the windows of all snapshots held at once by the
+// read memory: Snapshot waits for room (or for ctx to end), and the caller
+// gives it back with Release.
 func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
 	s := &Snapshot{File: f, Offset: offset}
 	err := v.read(ctx, f, true, func(size int64) error {
@@ -66,6 +80,11 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 		if window < 0 || window > size-offset {
 			window = size - offset
 		}
+		room := min(window, v.memory.size)
+		if err := v.memory.gate.Acquire(ctx, room); err != nil {
+			return err
+		}
+		s.held = func() { v.memory.gate.Release(room) }
 		s.Window = make([]byte, 0, window)
 		return nil
 	}, func(pos int64, b []byte) {
@@ -75,11 +94,12 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 			s.Window = append(s.Window, b[lo:hi]...)
 		}
 	}, &s.Size, &s.Version)
-	if err != nil {
-		return nil, err
+	if err == nil && offset > s.Size {
+		err = fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, s.Size)
 	}
-	if offset > s.Size {
-		return nil, fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, s.Size)
+	if err != nil {
+		s.Release()
+		return nil, err
 	}
 	return s, nil
 }

@@ -2,9 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +218,105 @@ func TestGrepAnswerBound(t *testing.T) {
 	q := call(t, cs, "result_query", map[string]any{"handle": h["handle"], "path": "note"})
 	if !strings.Contains(q.text, "bytes") {
 		t.Errorf("note: %s", q.text)
+	}
+}
+
+// TestHangUpStopsWork: a client that hangs up in the middle of a long grep,
+// without a cancel notification, stops the search: the call ends as a
+// tool error instead of running to its end.
+func TestHangUpStopsWork(t *testing.T) {
+	e := newEnv(t)
+	line := strings.Repeat("abcdefghij", 10_000)
+	for i := range 10 {
+		e.write(t, fmt.Sprintf("slow/%d.txt", i), strings.Repeat(line+"\n", 9))
+	}
+	tok := e.addToken(t, "alice")
+	records := make(chan slog.Record, 100)
+	srv := e.server(t, serverOpts{grepTimeout: time.Hour, log: slog.New(recordHandler(records))})
+	url := serveHTTP(t, srv)
+	cs := dialHTTP(t, url, tok, nil)
+
+	// About a minute of CPU, asked for in a POST of our own.
+	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"[a-j]{1,450}Z"}}}`
+	ctx, hangUp := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		hangUp()
+	}()
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	for r := range records {
+		attrs := map[string]string{}
+		r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+		if attrs["tool"] == "grep" {
+			if attrs["tool_error"] != "true" {
+				t.Errorf("the grep ran to its end: %v", attrs)
+			}
+			return
+		}
+	}
+}
+
+// recordHandler is a slog handler that sends every record to records.
+type recordHandler chan slog.Record
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool      { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error { h <- r.Clone(); return nil }
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler            { return h }
+func (h recordHandler) WithGroup(string) slog.Handler                 { return h }
+
+// TestLineReadBound: a hundred copies of one file in uris, or one file over
+// the bound, give an answer within the bound; files past it are error
+// blocks that say how to read them.
+func TestLineReadBound(t *testing.T) {
+	e := newEnv(t)
+	text := strings.Repeat("a line of the file, repeated\n", 10_000) // 290 KB
+	e.write(t, "f.txt", text)
+	const bound = 512 << 10
+	tok := e.addToken(t, "alice")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
+	uris := make([]string, MaxURIs)
+	for i := range uris {
+		uris[i] = "f.txt"
+	}
+	r := call(t, cs, "read", map[string]any{"uris": uris})
+	whole := strings.Count(r.text, text)
+	if whole != 1 || len(r.text) > bound+MaxURIs*400 || strings.Count(r.text, `"code":"too_large"`) != MaxURIs-1 {
+		t.Errorf("uris: %d bytes, %d whole files, %d too_large", len(r.text), whole, strings.Count(r.text, "too_large"))
+	}
+	e.write(t, "big.txt", strings.Repeat(text, 2))
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "big.txt"}), "too_large")
+	if r := call(t, cs, "read", map[string]any{"uri": "big.txt", "offset": 10, "limit": 5}); r.isError {
+		t.Errorf("a few lines of a large file: %s", r.text)
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file://" + filepath.Join(e.dir, "big.txt")})
+	if err == nil || !strings.Contains(err.Error(), "read tool") {
+		t.Errorf("resources/read of a file over the bound: %v", err)
+	}
+}
+
+// TestListBound: a listing stops short of the answer bound, and says so.
+func TestListBound(t *testing.T) {
+	e := newEnv(t)
+	for i := range 500 {
+		e.write(t, fmt.Sprintf("dir/file-with-a-long-name-%04d.md", i), "x")
+	}
+	const bound = 8 << 10
+	cs := dialMemory(t, e.server(t, serverOpts{local: true, maxAnswerBytes: bound, threshold: 1 << 20}), nil)
+	r := call(t, cs, "list", map[string]any{"recursive": true})
+	var l Listing
+	if err := json.Unmarshal([]byte(r.text), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.text) > bound || !l.Truncated || len(l.Entries) < 50 || !strings.Contains(l.Note, "cut at") {
+		t.Errorf("%d bytes, %d entries, truncated %v, note %q", len(r.text), len(l.Entries), l.Truncated, l.Note)
 	}
 }

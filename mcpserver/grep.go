@@ -199,6 +199,7 @@ func (g *grepper) single(ctx context.Context, fs *fsview.FS, name string, out *c
 	if err != nil {
 		return err
 	}
+	defer snap.Release()
 	out.add(g, g.file(ctx, f.URI, snap.Window))
 	return ctx.Err()
 }
@@ -247,6 +248,7 @@ func (g *grepper) tree(ctx context.Context, fs *fsview.FS, dir, glob string, out
 			for j := range jobs {
 				if snap, err := fs.Snapshot(ctx, j.f, 0, -1); err == nil {
 					j.hits = g.file(ctx, j.f.URI, snap.Window)
+					snap.Release()
 				}
 				close(j.done)
 			}

@@ -42,9 +42,16 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
+	if f.Size() > int64(s.cfg.MaxAnswerBytes) {
+		return nil, resourceError(uri, overBound(uri, int(f.Size()), 0, s.cfg.MaxAnswerBytes))
+	}
 	snap, err := c.fs.Snapshot(ctx, f, 0, -1)
 	if err != nil {
 		return nil, resourceError(uri, err)
+	}
+	defer snap.Release()
+	if len(snap.Window) > s.cfg.MaxAnswerBytes {
+		return nil, resourceError(uri, overBound(uri, len(snap.Window), 0, s.cfg.MaxAnswerBytes))
 	}
 	return &mcp.ReadResourceResult{
 		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},

@@ -45,6 +45,9 @@ type Config struct {
 	// MaxAnswerBytes bounds the text of any answer before folding: line
 	// reads, grep and list stop short of it (DefaultMaxAnswerBytes when 0).
 	MaxAnswerBytes int
+	// BodyTimeout bounds the time an HTTP client has to send a request's
+	// body (DefaultBodyTimeout when 0).
+	BodyTimeout time.Duration
 	// GrepTimeout bounds one grep's search; what it found by then is
 	// answered, marked truncated (DefaultGrepTimeout when 0).
 	GrepTimeout time.Duration
@@ -72,6 +75,9 @@ type Server struct {
 	subscribedWith map[*mcp.ServerSession]string
 	// connections names the sessions that have no ID of their own.
 	connections map[*mcp.ServerSession]string
+	// requests holds the context of each HTTP request in flight, by the
+	// key guardHTTP gave it.
+	requests sync.Map
 }
 
 // New builds the server with its tools and resources.
@@ -84,6 +90,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxAnswerBytes <= 0 {
 		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	if cfg.GrepTimeout <= 0 {
 		cfg.GrepTimeout = DefaultGrepTimeout
@@ -102,7 +111,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient)
 	s.mcp.AddSendingMiddleware(s.guardUpdates)
 	return s, nil
 }
@@ -141,7 +150,7 @@ func (s *Server) Handler() http.Handler {
 	if s.cfg.Tokens != nil {
 		h = auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
-	h = http.NewCrossOriginProtection().Handler(h)
+	h = s.guardHTTP(http.NewCrossOriginProtection().Handler(h))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	return mux

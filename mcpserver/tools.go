@@ -184,27 +184,50 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if a.Limit != nil {
 		limit = *a.Limit
 	}
+	budget := s.cfg.MaxAnswerBytes
 	if a.URI != "" {
 		_, text, err := c.reader.Lines(ctx, a.URI, offset, limit)
 		if err != nil {
 			return s.toolError(err)
 		}
+		if len(text) > budget {
+			return errorResult(overBound(a.URI, len(text), 0, budget)), nil
+		}
 		return textResult(string(text)), nil
 	}
+	// One bound for the whole answer: a file that would pass it gives an
+	// error block in place of its text.
 	var b strings.Builder
 	for _, name := range a.URIs {
+		if err := ctx.Err(); err != nil {
+			return s.toolError(err)
+		}
 		uri, text, err := c.reader.Lines(ctx, name, offset, limit)
 		if err != nil {
 			text = reader.AsError(err).JSON()
 			uri = name
 		}
-		fmt.Fprintf(&b, "=== %s ===\n", uri)
+		head := fmt.Sprintf("=== %s ===\n", uri)
+		if b.Len()+len(head)+len(text)+1 > budget {
+			text = overBound(name, len(text), b.Len(), budget).JSON()
+		}
+		b.WriteString(head)
 		b.Write(text)
 		if len(text) > 0 && text[len(text)-1] != '\n' {
 			b.WriteByte('\n')
 		}
 	}
 	return textResult(b.String()), nil
+}
+
+// overBound is the error of lines that would take an answer of used bytes
+// past the bound.
+func overBound(name string, size, used, bound int) *reader.Error {
+	msg := fmt.Sprintf("the lines of %s are %d bytes, over the answer bound of %d bytes", name, size, bound)
+	if used > 0 {
+		msg = fmt.Sprintf("the lines of %s are %d bytes, and with the %d bytes before them the answer would pass its bound of %d bytes; read this file alone", name, size, used, bound)
+	}
+	return &reader.Error{Code: reader.CodeTooLarge, Message: msg + ": read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)"}
 }
 
 type listArgs struct {
@@ -277,15 +300,18 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(invalid(fmt.Sprintf("%s is a file, not a directory: read it", d.URI))), nil
 	}
 	out := Listing{URI: d.URI, Root: d.RootURI(), Entries: []Entry{}}
+	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
 	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth}, func(f fsview.File) error {
 		if a.Glob != "" {
 			if ok, _ := doublestar.Match(a.Glob, f.Rel); !ok {
 				return nil
 			}
 		}
-		if len(out.Entries) == maxEntries {
+		entrySize := len(`{"path":"","type":"file","size":},`) + 20 + jsonLen(f.Rel)
+		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
 			return errFull
 		}
+		size += entrySize
 		e := Entry{Path: f.Rel, Type: "file"}
 		if f.IsDir() {
 			e.Type = "dir"
@@ -298,8 +324,8 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	})
 	if errors.Is(err, errFull) {
 		out.Truncated = true
-		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", maxEntries)
-		if maxEntries < MaxEntriesLimit {
+		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", len(out.Entries))
+		if len(out.Entries) == maxEntries && maxEntries < MaxEntriesLimit {
 			out.Note += ", or raise max_entries"
 		}
 	} else if err != nil {

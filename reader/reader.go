@@ -90,6 +90,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if err != nil {
 		return pager.Page{}, err
 	}
+	defer snap.Release()
 	return r.fit(snap, st, req, snap.Window, snap.EOF())
 }
 
@@ -107,6 +108,7 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if err != nil {
 		return err
 	}
+	defer snap.Release()
 	for off := 0; ; {
 		if err := ctx.Err(); err != nil {
 			return AsError(err)
@@ -155,6 +157,7 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, c
 		return nil, AsError(err)
 	}
 	if continued && snap.Version.Short() != st.Version {
+		snap.Release()
 		return nil, conflict(f.URI, snap.Version.String())
 	}
 	return snap, nil
@@ -212,6 +215,9 @@ func (r *Reader) Lines(ctx context.Context, name string, offset, limit int) (uri
 	if err != nil {
 		return "", nil, AsError(err)
 	}
+	// The lines stay the caller's; the read memory is given back now, and
+	// the answer's own bound holds what follows.
+	snap.Release()
 	return snap.URI, lineRange(snap.Window, offset, limit), nil
 }
 

@@ -75,5 +75,6 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 	if err != nil {
 		return nil, err
 	}
+	snap.Release() // one file at a time: no other read waits
 	return snap.Window, nil
 }

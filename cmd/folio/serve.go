@@ -37,6 +37,7 @@ depth and in any case; --deny adds to it.`,
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
 			&cli.DurationFlag{Name: "grep-timeout", Value: mcpserver.DefaultGrepTimeout, EnvVars: []string{"FOLIO_GREP_TIMEOUT"}, Usage: "how long one grep may search; what it found by then is answered, marked truncated"},
 			&cli.IntFlag{Name: "max-answer-bytes", Value: mcpserver.DefaultMaxAnswerBytes, EnvVars: []string{"FOLIO_MAX_ANSWER_BYTES"}, Usage: "bound on any answer's text before folding: line reads, grep and list stop short of it"},
+			&cli.Int64Flag{Name: "read-memory", Value: fsview.DefaultReadMemory, EnvVars: []string{"FOLIO_READ_MEMORY"}, Usage: "bytes of file text all reads may hold at once; a read waits for room"},
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -92,6 +93,7 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	fs, err := fsview.Open(c.StringSlice("root"), fsview.Options{
 		Deny:         append(fsview.DefaultDeny(), c.StringSlice("deny")...),
 		MaxFileBytes: c.Int64("max-file-bytes"),
+		ReadMemory:   c.Int64("read-memory"),
 	})
 	if err != nil {
 		return err
