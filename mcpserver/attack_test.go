@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -318,5 +319,43 @@ func TestListBound(t *testing.T) {
 	}
 	if len(r.text) > bound || !l.Truncated || len(l.Entries) < 50 || !strings.Contains(l.Note, "cut at") {
 		t.Errorf("%d bytes, %d entries, truncated %v, note %q", len(r.text), len(l.Entries), l.Truncated, l.Note)
+	}
+}
+
+// TestTrickledBody: a client that sends its body a byte at a time, with no
+// token, is cut off when the body timeout ends, long before it finishes.
+func TestTrickledBody(t *testing.T) {
+	e := newEnv(t)
+	e.addToken(t, "alice")
+	srv := e.server(t, serverOpts{bodyTimeout: 200 * time.Millisecond})
+	url := serveHTTP(t, srv)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const size = 500
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
+	answered := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(conn)
+		answered <- string(b)
+	}()
+	sent := 0
+	for ; sent < size; sent++ {
+		select {
+		case got := <-answered:
+			if !strings.HasPrefix(got, "HTTP/1.1 408") {
+				t.Errorf("answer to a trickled body: %.100q", got)
+			}
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		if _, err := conn.Write([]byte("x")); err != nil {
+			break // cut off
+		}
+	}
+	if sent == size {
+		t.Fatalf("the whole trickled body was taken")
 	}
 }

@@ -103,6 +103,7 @@ type serverOpts struct {
 	// grepTimeout and maxAnswerBytes are the server's; its defaults when 0.
 	grepTimeout    time.Duration
 	maxAnswerBytes int
+	bodyTimeout    time.Duration
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -111,7 +112,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 		o.counter = pager.O200kBase
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
-		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes}
+		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultMemoryMaxBytes, nil)
 	}

@@ -149,7 +149,9 @@ func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// No ReadTimeout or WriteTimeout: event streams last. The handler
+	// bounds each request body's time itself.
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "endpoint", fmt.Sprintf("http://%s/mcp", ln.Addr()))
