@@ -48,11 +48,15 @@ func DefaultOptions() Options {
 	return Options{ThresholdBytes: DefaultThresholdBytes, PreviewItems: DefaultPreviewItems, PreviewChars: DefaultPreviewChars, TTL: DefaultTTL}
 }
 
-// Owner is who may read a handle: the session it was issued in and the
-// caller's subject. A handle is only ever read back by the same pair.
+// Owner is who may read a handle: the session it was issued in, the
+// caller's subject, and the caller's grant (the token and what it allowed
+// when the handle was made). A handle is only ever read back by the same
+// three: another token of the subject, or a narrowed allow list, finds
+// nothing.
 type Owner struct {
 	Session string
 	Subject string
+	Grant   string
 }
 
 // Folder folds answers and answers queries on them. It is safe for
@@ -223,7 +227,7 @@ func additional(storeKey string, expiry []byte) []byte {
 
 // keys derives the storage key and the cipher of a handle for owner.
 func (f *Folder) keys(handle string, owner Owner) (string, cipher.AEAD, error) {
-	info := lengthPrefixed(handle, owner.Session, owner.Subject)
+	info := lengthPrefixed(handle, owner.Session, owner.Subject, owner.Grant)
 	id, err := hkdf.Key(sha256.New, f.secret, nil, "folio fold storage key\x00"+info, 32)
 	if err != nil {
 		return "", nil, err

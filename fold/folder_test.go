@@ -251,7 +251,7 @@ func TestHandleBinding(t *testing.T) {
 			}
 		}
 	}
-	for _, other := range []Owner{{Session: "session-other", Subject: "alice"}, {Session: alice.Session, Subject: "bob"}, {Session: alice.Session + "alice"}, {Subject: "alice"}} {
+	for _, other := range []Owner{{Session: "session-other", Subject: "alice"}, {Session: alice.Session, Subject: "bob"}, {Session: alice.Session + "alice"}, {Subject: "alice"}, {Session: alice.Session, Subject: alice.Subject, Grant: "narrowed"}} {
 		store.gets = nil
 		_, err := f.Query(ctx, other, Query{Handle: folded.Handle})
 		var fe *Error

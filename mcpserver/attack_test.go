@@ -359,3 +359,31 @@ func TestTrickledBody(t *testing.T) {
 		t.Fatalf("the whole trickled body was taken")
 	}
 }
+
+// TestHandleAfterNarrowing: a handle made before the caller's allow list
+// was narrowed is not found after, even in the same session.
+func TestHandleAfterNarrowing(t *testing.T) {
+	e := newEnv(t)
+	for i := range 300 {
+		e.write(t, fmt.Sprintf("private/secret-%03d.md", i), "SECRET line\n")
+	}
+	e.write(t, "docs/a.md", "public\n")
+	bob := e.addToken(t, "bob", "docs/**", "private/**")
+	s := e.server(t, serverOpts{})
+	clock := time.Now()
+	s.cfg.Tokens.now = func() time.Time { return clock }
+	cs := dialHTTP(t, serveHTTP(t, s), bob, nil)
+	f := wantFolded(t, call(t, cs, "grep", map[string]any{"pattern": "SECRET"}))
+	query := map[string]any{"handle": f.Handle, "path": "matches", "limit": 5}
+	if r := call(t, cs, "result_query", query); r.isError || !strings.Contains(r.text, "SECRET") {
+		t.Fatalf("before narrowing: %s", r.text)
+	}
+	var tf tokenFile
+	b, _ := os.ReadFile(e.tokens)
+	json.Unmarshal(b, &tf)
+	tf.Tokens[0].Allow = []string{"docs/**"}
+	b, _ = json.Marshal(tf)
+	writeAtomic(e.tokens, b)
+	clock = clock.Add(ReloadEvery)
+	wantCode(t, call(t, cs, "result_query", query), "result_handle_not_found")
+}

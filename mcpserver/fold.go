@@ -81,7 +81,7 @@ func (s *Server) owner(req *mcp.CallToolRequest, c *caller) (fold.Owner, bool) {
 	if session == "" && s.cfg.Tokens == nil {
 		return fold.Owner{}, false
 	}
-	return fold.Owner{Session: session, Subject: c.subject}, true
+	return fold.Owner{Session: session, Subject: c.subject, Grant: c.grant}, true
 }
 
 // connectionID names a session that has no ID of its own (stdio, or any

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -206,6 +208,9 @@ type caller struct {
 	subject string
 	// tokenHash is the SHA-256 of the caller's token, empty without one.
 	tokenHash string
+	// grant names the token and its allow list as they are now, so that a
+	// handle made under them is not read under others.
+	grant string
 	fs        *fsview.FS
 	reader    *reader.Reader
 }
@@ -251,7 +256,18 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, 
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+}
+
+// grant is the SHA-256 of a token's hash and its allow list.
+func grant(tokenHash string, allow []string) string {
+	h := sha256.New()
+	h.Write([]byte(tokenHash))
+	for _, g := range allow {
+		h.Write([]byte{0})
+		h.Write([]byte(g))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // identity looks a token's hash up in the tokens file as it is now and
