@@ -13,7 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -162,20 +164,6 @@ const tokenPrefix = "folio_"
 // stores its SHA-256 in the tokens file at path (created 0600 if missing,
 // replaced atomically) and returns the token, which is stored nowhere.
 func AddToken(path, subject string, allow []string) (string, error) {
-	var f tokenFile
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return "", err
-	default:
-		if _, err := parseTokens(b); err != nil {
-			return "", fmt.Errorf("tokens file %s: %w", path, err)
-		}
-		if err := json.Unmarshal(b, &f); err != nil {
-			return "", err
-		}
-	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
@@ -183,18 +171,106 @@ func AddToken(path, subject string, allow []string) (string, error) {
 	if err := checkEntry(e); err != nil {
 		return "", err
 	}
-	f.Tokens = append(f.Tokens, e)
-	out, err := json.MarshalIndent(f, "", "  ")
+	err := updateTokens(path, func(f *tokenFile) error {
+		f.Tokens = append(f.Tokens, e)
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	return token, writeAtomic(path, append(out, '\n'))
+	return token, nil
+}
+
+// ErrNoSuchSubject: RevokeTokens found no token of the subject.
+var ErrNoSuchSubject = errors.New("no token of that subject")
+
+// RevokeTokens removes every token of subject from the tokens file at path
+// and returns how many there were.
+func RevokeTokens(path, subject string) (int, error) {
+	n := 0
+	err := updateTokens(path, func(f *tokenFile) error {
+		kept := f.Tokens[:0]
+		for _, e := range f.Tokens {
+			if e.Subject != subject {
+				kept = append(kept, e)
+			}
+		}
+		n = len(f.Tokens) - len(kept)
+		if n == 0 {
+			return fmt.Errorf("%w %q in %s", ErrNoSuchSubject, subject, path)
+		}
+		f.Tokens = kept
+		return nil
+	})
+	return n, err
+}
+
+// updateTokens changes the tokens file at path with change, holding an
+// exclusive lock on path+".lock" from the read to the rename, so that
+// concurrent changes all land. A temporary file that an earlier run left
+// (killed before its rename) is removed first.
+func updateTokens(path string, change func(*tokenFile) error) error {
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("locking the tokens file: %w", err)
+	}
+	defer lock.Close()
+	if err := flock(lock); err != nil {
+		return fmt.Errorf("locking the tokens file %s: %w", path, err)
+	}
+	removeTemps(path)
+	var f tokenFile
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		if _, err := parseTokens(b); err != nil {
+			return fmt.Errorf("tokens file %s: %w", path, err)
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			return err
+		}
+	}
+	if err := change(&f); err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(out, '\n'))
+}
+
+// flock takes an exclusive lock on f, waiting for it.
+func flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// tempPrefix starts the name of writeAtomic's temporary file for path.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// removeTemps removes the temporary files of path that writeAtomic left.
+// Only a holder of the lock may call it: no other write is under way.
+func removeTemps(path string) {
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix(path)) {
+			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
+		}
+	}
 }
 
 // writeAtomic replaces path with b through a temporary file in the same
 // directory, mode 0600.
 func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tokens-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}

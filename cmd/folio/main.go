@@ -4,6 +4,7 @@
 //
 //	folio serve --root DIR [--root DIR…] [--http ADDR] [--tokens FILE] [--stateless]
 //	folio token add --tokens FILE --subject NAME [--allow GLOB…]
+//	folio token revoke --tokens FILE --subject NAME
 //	folio read [--server URL [--token T]] [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
 //	folio verify [--server URL [--token T]] [--max-tokens N[,N…]] [--json] PATH…
 //	folio count PATH… | -

@@ -5,15 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
 )
 
@@ -430,5 +433,64 @@ func TestVersion(t *testing.T) {
 	r := folio(t, "", "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "folio ") {
 		t.Fatalf("exit %d %q", r.code, r.stdout)
+	}
+}
+
+// TestTokenAddRace: token add and revoke run at once from many processes
+// lose nothing: every printed token is in the file, and no revocation is
+// undone. A temporary file left by a killed run is cleaned up.
+func TestTokenAddRace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "first"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	stale := filepath.Join(filepath.Dir(path), ".tokens.json.tmp-123")
+	os.WriteFile(stale, []byte(`{"tok`), 0o600)
+	const runs = 30
+	tokens := make([]string, runs)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Go(func() {
+			r := folio(t, "", "token", "add", "--tokens", path, "--subject", fmt.Sprintf("s%d", i))
+			if r.code != 0 {
+				t.Error(r.stderr)
+			}
+			tokens[i] = strings.TrimSpace(r.stdout)
+		})
+	}
+	wg.Wait()
+	b, _ := os.ReadFile(path)
+	var f struct {
+		Tokens []struct{ Subject, Token_SHA256 string }
+	}
+	if err := json.Unmarshal(b, &f); err != nil || len(f.Tokens) != runs+1 {
+		t.Fatalf("%d entries after %d concurrent adds (%v)", len(f.Tokens), runs, err)
+	}
+	for _, tok := range tokens {
+		if !strings.Contains(string(b), mcpserver.HashToken(tok)) {
+			t.Errorf("printed token %.12s… is not in the file", tok)
+		}
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale temporary file is still there")
+	}
+
+	// A revocation racing an add is never undone.
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	for i := range rounds {
+		if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "victim"); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		wg.Go(func() { folio(t, "", "token", "add", "--tokens", path, "--subject", fmt.Sprintf("r%d", i)) })
+		if r := folio(t, "", "token", "revoke", "--tokens", path, "--subject", "victim"); r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		wg.Wait()
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), `"victim"`) {
+			t.Fatalf("round %d: the revocation was undone", i)
+		}
 	}
 }

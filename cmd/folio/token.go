@@ -32,6 +32,22 @@ served file.`,
 				_, err = fmt.Fprintln(c.App.Writer, tok)
 				return err
 			},
+		}, {
+			Name:        "revoke",
+			Usage:       "remove every token of a subject from the tokens file",
+			Description: `A running folio serve refuses them within a second.`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "tokens", Required: true, EnvVars: []string{"FOLIO_TOKENS"}, Usage: "the tokens file"},
+				&cli.StringFlag{Name: "subject", Required: true, Usage: "whose tokens to remove"},
+			},
+			Action: func(c *cli.Context) error {
+				n, err := mcpserver.RevokeTokens(c.String("tokens"), c.String("subject"))
+				if err != nil {
+					return fail(c, false, usageError(c, err.Error()))
+				}
+				_, err = fmt.Fprintf(c.App.Writer, "revoked %d token(s) of %s\n", n, c.String("subject"))
+				return err
+			},
 		}},
 	}
 }
