@@ -177,6 +177,12 @@ func TestKeyFile(t *testing.T) {
 	if _, err := NewCodec(r3, 0, nil).Decode(s, uri, subject); err != nil {
 		t.Fatalf("after rotation: %v", err)
 	}
+	// Open to others: refused, as ssh refuses such a key.
+	os.Chmod(path, 0o644)
+	if _, err := LoadKeyFile(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("a key file of mode 0644: %v", err)
+	}
+	os.Chmod(path, 0o600)
 	for _, bad := range []string{"", "# only a comment\n", "zz\n", strings.Repeat("ab", KeyLen-1) + "\n"} {
 		os.WriteFile(path, []byte(bad), 0o600)
 		if _, err := LoadKeyFile(path); err == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,9 +16,10 @@ import (
 
 // Load returns the keys of size bytes each in the file at path, oldest
 // first, creating the file with one random key when it does not exist.
-// what names the file in errors ("cursor key file").
+// A file that others than its owner may read or write is refused, as ssh
+// refuses a private key. what names the file in errors ("cursor key file").
 func Load(path string, size int, what string) ([][]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		b, err = create(path, size)
 	}
@@ -41,6 +43,26 @@ func Load(path string, size int, what string) ([][]byte, error) {
 		return nil, fmt.Errorf("%s %s holds no key", what, path)
 	}
 	return secrets, nil
+}
+
+// ErrOpenToOthers: a key file that its group or others may read or write.
+var ErrOpenToOthers = errors.New("the key file is open to others")
+
+// read reads the key file at path, which must be open to its owner only.
+func read(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s has mode %04o; run chmod 600 %s (and make a new key if others may have read it)", ErrOpenToOthers, path, perm, path)
+	}
+	return io.ReadAll(f)
 }
 
 // create writes a new key file without ever replacing one that a
@@ -79,5 +101,5 @@ func create(path string, size int) ([]byte, error) {
 	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	return read(path)
 }

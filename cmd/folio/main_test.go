@@ -494,3 +494,21 @@ func TestTokenAddRace(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyFileOpenToOthers: a cursor key file that others may read is
+// refused, with the fix in the message.
+func TestKeyFileOpenToOthers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.md")
+	os.WriteFile(path, []byte("text\n"), 0o644)
+	keyFile := filepath.Join(dir, "cursor.key")
+	os.WriteFile(keyFile, []byte(strings.Repeat("ab", 32)+"\n"), 0o644)
+	r := folio(t, "", "read", "--cursor-key-file", keyFile, "--max-tokens", "200", path)
+	if r.code == 0 || !strings.Contains(r.stderr, "chmod 600") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	os.Chmod(keyFile, 0o600)
+	if r := folio(t, "", "read", "--cursor-key-file", keyFile, "--max-tokens", "200", path); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
