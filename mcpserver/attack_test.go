@@ -387,3 +387,113 @@ func TestHandleAfterNarrowing(t *testing.T) {
 	clock = clock.Add(ReloadEvery)
 	wantCode(t, call(t, cs, "result_query", query), "result_handle_not_found")
 }
+
+// TestSessionCaps: sessions are capped per subject and in all; ending one
+// makes room.
+func TestSessionCaps(t *testing.T) {
+	e := newEnv(t)
+	alice, bob := e.addToken(t, "alice"), e.addToken(t, "bob")
+	s := e.server(t, serverOpts{})
+	s.cfg.MaxSessions, s.cfg.MaxSessionsPerSubject = 5, 3
+	url := serveHTTP(t, s)
+	var open []*mcp.ClientSession
+	for range 3 {
+		open = append(open, dialHTTP(t, url, alice, nil))
+	}
+	if _, err := tryDialHTTP(url, alice, nil); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+		t.Fatalf("alice's fourth session: %v", err)
+	}
+	dialHTTP(t, url, bob, nil)
+	dialHTTP(t, url, bob, nil)
+	if _, err := tryDialHTTP(url, bob, nil); err == nil {
+		t.Fatal("a sixth session in all was opened")
+	}
+	open[0].Close() // DELETE ends the session
+	for i := 0; ; i++ {
+		cs, err := tryDialHTTP(url, alice, nil)
+		if err == nil {
+			cs.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("no room after a session ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestListChangedFollowsRights: a session hears of files appearing only
+// where its token may see them; a notification that cannot be delivered
+// is logged once per change, not once per session.
+func TestListChangedFollowsRights(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "docs/a.md", "a\n")
+	e.write(t, "private/b.md", "b\n")
+	alice, bob := e.addToken(t, "alice", "docs/**"), e.addToken(t, "bob")
+	var logs syncBuffer
+	s := e.server(t, serverOpts{log: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx)
+	url := serveHTTP(t, s)
+	listen := func(token string) chan struct{} {
+		ch := make(chan struct{}, 64)
+		dialHTTP(t, url, token, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			ch <- struct{}{}
+		}})
+		return ch
+	}
+	aliceHeard, bobHeard := listen(alice), listen(bob)
+	// Sessions opened by an initialize alone, with no event stream:
+	// nothing can reach them.
+	for range 5 {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"deaf","version":"1"}}}`
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+bob)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusOK || res.Header.Get(sessionIDHeader) == "" {
+			t.Fatalf("initialize: %v %v", err, res)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	heard := func(ch chan struct{}, name string) {
+		t.Helper()
+		for i := 0; ; i++ {
+			e.write(t, fmt.Sprintf("%s/new-%d.md", name, i), "x\n")
+			select {
+			case <-ch:
+				time.Sleep(300 * time.Millisecond) // let the round end
+				for len(ch) > 0 {
+					<-ch
+				}
+				return
+			case <-time.After(200 * time.Millisecond):
+				if i == 100 {
+					t.Fatalf("nothing heard of %s", name)
+				}
+			}
+		}
+	}
+	heard(bobHeard, "private")
+	if len(aliceHeard) != 0 {
+		t.Fatal("alice heard of files in private/")
+	}
+	warns := strings.Count(logs.String(), "level=WARN")
+	os.Remove(filepath.Join(e.dir, "private", "b.md"))
+	select {
+	case <-bobHeard:
+	case <-time.After(20 * time.Second):
+		t.Fatal("bob did not hear of the removal")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := strings.Count(logs.String(), "level=WARN") - warns; n > 1 {
+		t.Errorf("one change to 5 unreachable sessions logged %d warnings", n)
+	}
+	if len(aliceHeard) != 0 {
+		t.Fatal("alice heard of a removal in private/")
+	}
+	heard(aliceHeard, "docs")
+}

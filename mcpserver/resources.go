@@ -171,23 +171,3 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	}
 	return nil
 }
-
-// guardUpdates drops a resources/updated notification to a session whose
-// token can no longer see the file (revoked, or its allow list narrowed
-// since it subscribed).
-func (s *Server) guardUpdates(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams)
-		if method != "notifications/resources/updated" || !ok || s.cfg.Tokens == nil {
-			return next(ctx, method, req)
-		}
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		s.mu.Lock()
-		hash := s.subscribedWith[ss]
-		s.mu.Unlock()
-		if _, view, err := s.identity(hash); err != nil || !view.Permits(p.URI) {
-			return nil, nil
-		}
-		return next(ctx, method, req)
-	}
-}

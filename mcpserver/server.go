@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -53,6 +54,10 @@ type Config struct {
 	// GrepTimeout bounds one grep's search; what it found by then is
 	// answered, marked truncated (DefaultGrepTimeout when 0).
 	GrepTimeout time.Duration
+	// MaxSessions and MaxSessionsPerSubject cap the HTTP sessions open at
+	// once, in all and for one subject (DefaultMaxSessions and
+	// DefaultMaxSessionsPerSubject when 0).
+	MaxSessions, MaxSessionsPerSubject int
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
@@ -80,6 +85,12 @@ type Server struct {
 	// requests holds the context of each HTTP request in flight, by the
 	// key guardHTTP gave it.
 	requests sync.Map
+	sessions sessions
+	// changes counts the batches of file changes notified; failLogged is
+	// the last one whose failed delivery was logged.
+	changes, failLogged atomic.Int64
+	// listChange is what the latest list_changed notification is about.
+	listChange atomic.Pointer[listChange]
 }
 
 // New builds the server with its tools and resources.
@@ -99,7 +110,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.GrepTimeout <= 0 {
 		cfg.GrepTimeout = DefaultGrepTimeout
 	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxSessionsPerSubject <= 0 {
+		cfg.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{}}
+	s.sessions.opener, s.sessions.openingBy = map[string]sessionOpener{}, map[string]int{}
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
@@ -114,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	s.addTools()
 	s.addResources()
 	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient)
-	s.mcp.AddSendingMiddleware(s.guardUpdates)
+	s.mcp.AddSendingMiddleware(s.guardNotifications)
 	return s, nil
 }
 
@@ -144,11 +162,11 @@ const sessionTimeout = 30 * time.Minute
 // a tokens file, the SDK's DNS-rebinding protection for loopback, and
 // cross-origin protection against browsers.
 func (s *Server) Handler() http.Handler {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	var h http.Handler = s.limitSessions(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:      s.cfg.Stateless,
 		Logger:         s.log,
 		SessionTimeout: sessionTimeout,
-	})
+	}))
 	if s.cfg.Tokens != nil {
 		h = auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}

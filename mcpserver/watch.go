@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -34,7 +35,8 @@ func (s *Server) Watch(ctx context.Context) error {
 		s.watchTree(ctx, w, root)
 	}
 	updated := map[string]bool{}
-	listChanged, armed := false, false
+	var came []string // names that appeared or went since the last notification
+	armed := false
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -52,8 +54,8 @@ func (s *Server) Watch(ctx context.Context) error {
 					s.watchTree(ctx, w, ev.Name)
 				}
 			}
-			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				listChanged = true
+			if (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && len(came) < maxListChange {
+				came = append(came, ev.Name)
 			}
 			updated[fsview.URI(ev.Name)] = true
 			if !armed {
@@ -64,12 +66,14 @@ func (s *Server) Watch(ctx context.Context) error {
 			}
 		case <-timer.C:
 			armed = false
+			s.changes.Add(1)
 			for uri := range updated {
 				s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 			}
 			clear(updated)
-			if listChanged {
-				listChanged = false
+			if len(came) > 0 {
+				s.setListChange(came)
+				came = nil
 				s.resourceListChanged()
 			}
 		}
@@ -104,4 +108,86 @@ func (s *Server) watchTree(ctx context.Context, w *fsnotify.Watcher, dir string)
 func (s *Server) resourceListChanged() {
 	root := fsview.URI(s.cfg.FS.Roots()[0])
 	s.mcp.AddResource(&mcp.Resource{URI: root, Name: "root", MIMEType: "text/plain"}, s.readResource)
+}
+
+// maxListChange bounds the names one list_changed notification is judged
+// by: a session that may see only names past it (in a change of thousands
+// of files at once) is not told.
+const maxListChange = 4096
+
+// listChange is what a list_changed notification is about: the names that
+// appeared or went, and those of the change before when it is recent (the
+// SDK sends the notification a little later, and a newer change may be set
+// by then).
+type listChange struct {
+	own, names []string
+	at         time.Time
+}
+
+func (s *Server) setListChange(came []string) {
+	c := &listChange{own: came, names: came, at: time.Now()}
+	if prev := s.listChange.Load(); prev != nil && c.at.Sub(prev.at) < time.Second {
+		c.names = append(slices.Clip(came), prev.own...)
+	}
+	s.listChange.Store(c)
+}
+
+// guardNotifications sends resources/updated only to a session whose token
+// may still see the file (not revoked, its allow list not narrowed since it
+// subscribed), and resources/list_changed only to a session that may see
+// one of the names that appeared or went. A notification that cannot be
+// delivered is logged once per change, not once per session.
+func (s *Server) guardNotifications(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		switch p := req.GetParams().(type) {
+		case *mcp.ResourceUpdatedNotificationParams:
+			if s.cfg.Tokens != nil {
+				s.mu.Lock()
+				hash := s.subscribedWith[ss]
+				s.mu.Unlock()
+				if _, view, err := s.identity(hash); err != nil || !view.Permits(p.URI) {
+					return nil, nil
+				}
+			}
+		case *mcp.ResourceListChangedParams:
+			if !s.mayHear(ss, s.listChange.Load()) {
+				return nil, nil
+			}
+		default:
+			return next(ctx, method, req)
+		}
+		res, err := next(ctx, method, req)
+		if err != nil {
+			if change := s.changes.Load(); s.failLogged.Swap(change) != change {
+				s.log.Warn("a notification could not be delivered to a session (logged once per change)", "method", method, "err", err)
+			}
+			return nil, nil
+		}
+		return res, nil
+	}
+}
+
+// mayHear reports whether the session ss may see a name of change c.
+func (s *Server) mayHear(ss *mcp.ServerSession, c *listChange) bool {
+	if c == nil {
+		return false
+	}
+	view := s.cfg.FS
+	if s.cfg.Tokens != nil {
+		who, ok := s.openerOf(ss)
+		if !ok {
+			return false
+		}
+		var err error
+		if _, view, err = s.identity(who.tokenHash); err != nil {
+			return false
+		}
+	}
+	for _, name := range c.names {
+		if view.Permits(name) {
+			return true
+		}
+	}
+	return false
 }

@@ -37,6 +37,8 @@ depth and in any case; --deny adds to it.`,
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
 			&cli.DurationFlag{Name: "grep-timeout", Value: mcpserver.DefaultGrepTimeout, EnvVars: []string{"FOLIO_GREP_TIMEOUT"}, Usage: "how long one grep may search; what it found by then is answered, marked truncated"},
 			&cli.IntFlag{Name: "max-answer-bytes", Value: mcpserver.DefaultMaxAnswerBytes, EnvVars: []string{"FOLIO_MAX_ANSWER_BYTES"}, Usage: "bound on any answer's text before folding: line reads, grep and list stop short of it"},
+			&cli.IntFlag{Name: "max-sessions", Value: mcpserver.DefaultMaxSessions, EnvVars: []string{"FOLIO_MAX_SESSIONS"}, Usage: "most HTTP sessions open at once"},
+			&cli.IntFlag{Name: "max-sessions-per-subject", Value: mcpserver.DefaultMaxSessionsPerSubject, EnvVars: []string{"FOLIO_MAX_SESSIONS_PER_SUBJECT"}, Usage: "most HTTP sessions one subject has open at once"},
 			&cli.Int64Flag{Name: "read-memory", Value: fsview.DefaultReadMemory, EnvVars: []string{"FOLIO_READ_MEMORY"}, Usage: "bytes of file text all reads may hold at once; a read waits for room"},
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 			tokenizerFlag(),
@@ -83,8 +85,8 @@ func serve(c *cli.Context, log *slog.Logger) error {
 			log.Warn(warning)
 		}
 	}
-	if c.Duration("grep-timeout") <= 0 || c.Int("max-answer-bytes") < 1024 {
-		return errors.New("--grep-timeout must be positive and --max-answer-bytes at least 1024")
+	if c.Duration("grep-timeout") <= 0 || c.Int("max-answer-bytes") < 1024 || c.Int("max-sessions") < 1 || c.Int("max-sessions-per-subject") < 1 {
+		return errors.New("--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024")
 	}
 	counter, err := pagerCounter(c)
 	if err != nil {
@@ -109,16 +111,18 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	}
 	defer closeStore()
 	srv, err := mcpserver.New(mcpserver.Config{
-		Fold:           folder,
-		FS:             fs,
-		Cursors:        cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
-		Counter:        counter,
-		Tokens:         tokens,
-		Stateless:      c.Bool("stateless"),
-		GrepTimeout:    c.Duration("grep-timeout"),
-		MaxAnswerBytes: c.Int("max-answer-bytes"),
-		Version:        version(),
-		Logger:         log,
+		Fold:                  folder,
+		FS:                    fs,
+		Cursors:               cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
+		Counter:               counter,
+		Tokens:                tokens,
+		Stateless:             c.Bool("stateless"),
+		GrepTimeout:           c.Duration("grep-timeout"),
+		MaxSessions:           c.Int("max-sessions"),
+		MaxSessionsPerSubject: c.Int("max-sessions-per-subject"),
+		MaxAnswerBytes:        c.Int("max-answer-bytes"),
+		Version:               version(),
+		Logger:                log,
 	})
 	if err != nil {
 		return err
