@@ -44,21 +44,21 @@ type Options struct {
 // DefaultReadMemory is the default read memory: 256 MiB.
 const DefaultReadMemory = 256 << 20
 
-// readMemory is the room for snapshots' windows, shared by an FS and its
-// views.
-type readMemory struct {
-	gate *semaphore.Weighted
-	size int64
+// shared is what an FS and its views share: the room for snapshots'
+// windows and the names of large directories.
+type shared struct {
+	gate       *semaphore.Weighted
+	memorySize int64
+	dirs       dirCache
 }
 
 // FS is a set of roots with one visibility policy. It is safe for
 // concurrent use.
 type FS struct {
-	roots []*root
-	opt   Options
-	deny  *denyList
-	// memory is shared with every view.
-	memory *readMemory
+	roots  []*root
+	opt    Options
+	deny   *denyList
+	shared *shared
 	// allow, when not nil, is the allow list of a Restrict view.
 	allow []string
 	// view: the roots belong to the FS this one restricts.
@@ -84,7 +84,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 	if opt.ReadMemory <= 0 {
 		opt.ReadMemory = DefaultReadMemory
 	}
-	v := &FS{opt: opt, deny: deny, memory: &readMemory{gate: semaphore.NewWeighted(opt.ReadMemory), size: opt.ReadMemory}}
+	v := &FS{opt: opt, deny: deny, shared: &shared{gate: semaphore.NewWeighted(opt.ReadMemory), memorySize: opt.ReadMemory}}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -122,7 +122,7 @@ func (v *FS) Restrict(allow []string) (*FS, error) {
 			return nil, fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
-	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, memory: v.memory, allow: append([]string{}, allow...), view: true}, nil
+	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, shared: v.shared, allow: append([]string{}, allow...), view: true}, nil
 }
 
 // Roots returns the absolute paths of the roots, symlinks resolved, the

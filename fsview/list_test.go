@@ -3,8 +3,10 @@ package fsview
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,3 +193,50 @@ func TestPermits(t *testing.T) {
 		t.Error("the base view's policy")
 	}
 }
+
+// TestListResumesLinearly: paging through a large directory, each page
+// resumed after the last entry of the one before, reads the directory's
+// names once, not once per page, and gives what one whole listing gives.
+func TestListResumesLinearly(t *testing.T) {
+	dir := t.TempDir()
+	const files = 3000
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d-%d.md", (i*7919)%files, i%3)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "f01000-1.md.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "f01000-1.md.d", "inner"), nil, 0o644)
+	v := open(t, Options{}, dir)
+	d, _ := v.Resolve(".")
+	var whole []string
+	v.List(context.Background(), d, ListOptions{}, func(f File) error {
+		whole = append(whole, f.Rel)
+		return nil
+	})
+	before := v.shared.dirs.namesRead.Load()
+	var paged []string
+	pages := 0
+	for after := ""; ; pages++ {
+		n := 0
+		err := v.List(context.Background(), d, ListOptions{After: after}, func(f File) error {
+			if n == 200 {
+				return errStop
+			}
+			paged = append(paged, f.Rel)
+			after, n = f.Rel, n+1
+			return nil
+		})
+		if err == nil {
+			break
+		}
+	}
+	if !slices.Equal(whole, paged) || len(whole) != files+2 {
+		t.Fatalf("paged listing (%d entries) differs from the whole one (%d)", len(paged), len(whole))
+	}
+	if read := v.shared.dirs.namesRead.Load() - before; read > files {
+		t.Errorf("%d pages read %d names of a directory of %d", pages, read, files)
+	}
+}
+
+var errStop = errors.New("stop")

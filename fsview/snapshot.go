@@ -80,11 +80,11 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 		if window < 0 || window > size-offset {
 			window = size - offset
 		}
-		room := min(window, v.memory.size)
-		if err := v.memory.gate.Acquire(ctx, room); err != nil {
+		room := min(window, v.shared.memorySize)
+		if err := v.shared.gate.Acquire(ctx, room); err != nil {
 			return err
 		}
-		s.held = func() { v.memory.gate.Release(room) }
+		s.held = func() { v.shared.gate.Release(room) }
 		s.Window = make([]byte, 0, window)
 		return nil
 	}, func(pos int64, b []byte) {

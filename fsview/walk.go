@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -73,12 +73,20 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 		return fn(File{}, notFound(d.URI))
 	}
 	defer unix.Close(dir)
-	names, err := readNames(dir)
+	names, err := v.shared.dirs.sortedNames(dir)
 	if err != nil {
 		return fn(File{}, fmt.Errorf("listing %s: %w", d.URI, err))
 	}
-	slices.Sort(names)
-	for _, name := range names {
+	start := 0
+	if o.after != "" {
+		// Names are sorted, and so are their paths (see comparePaths):
+		// skip those listed before at once.
+		start = sort.Search(len(names), func(i int) bool {
+			rel := path.Join(d.Rel, names[i])
+			return rel == o.after || strings.HasPrefix(o.after, rel+"/") || comparePaths(rel, o.after) >= 0
+		})
+	}
+	for _, name := range names[start:] {
 		rel := name
 		if d.Rel != "." {
 			rel = d.Rel + "/" + name

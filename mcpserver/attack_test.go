@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,4 +497,38 @@ func TestListChangedFollowsRights(t *testing.T) {
 		t.Fatal("alice heard of a removal in private/")
 	}
 	heard(aliceHeard, "docs")
+}
+
+// listAllResources pages through resources/list and returns the URIs.
+func listAllResources(t testing.TB, cs *mcp.ClientSession) []string {
+	var uris []string
+	params := &mcp.ListResourcesParams{}
+	for {
+		res, err := cs.ListResources(context.Background(), params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		if res.NextCursor == "" {
+			return uris
+		}
+		params.Cursor = res.NextCursor
+	}
+}
+
+// TestResourcesListLargeDirectory: a directory of thousands of files is
+// listed page by page over HTTP, every file once, in order.
+func TestResourcesListLargeDirectory(t *testing.T) {
+	e := newEnv(t)
+	const files = 5000
+	for i := range files {
+		os.WriteFile(filepath.Join(e.dir, fmt.Sprintf("f%05d.md", i)), []byte("x\n"), 0o644)
+	}
+	tok := e.addToken(t, "alice")
+	uris := listAllResources(t, dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil))
+	if len(uris) != files || !slices.IsSorted(uris) {
+		t.Fatalf("%d files listed (sorted: %v), want %d", len(uris), slices.IsSorted(uris), files)
+	}
 }

@@ -195,3 +195,19 @@ func BenchmarkListGoSrc(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResourcesList100k pages resources/list over HTTP through a
+// directory of 100,000 files: one op is the whole listing.
+func BenchmarkResourcesList100k(b *testing.B) {
+	e := newEnv(b)
+	for i := range 100_000 {
+		os.WriteFile(filepath.Join(e.dir, fmt.Sprintf("f%06d.md", i)), []byte("x\n"), 0o644)
+	}
+	tok := e.addToken(b, "alice")
+	cs := dialHTTP(b, serveHTTP(b, e.server(b, serverOpts{})), tok, nil)
+	for b.Loop() {
+		if n := len(listAllResources(b, cs)); n != 100_000 {
+			b.Fatalf("%d files listed", n)
+		}
+	}
+}

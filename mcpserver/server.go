@@ -228,9 +228,9 @@ type caller struct {
 	tokenHash string
 	// grant names the token and its allow list as they are now, so that a
 	// handle made under them is not read under others.
-	grant string
-	fs        *fsview.FS
-	reader    *reader.Reader
+	grant  string
+	fs     *fsview.FS
+	reader *reader.Reader
 }
 
 // identityKey is where verifyToken leaves the token's hash in the token
