@@ -11,9 +11,9 @@ import (
 // benchStores opens each kind of store for a benchmark.
 func benchStores(b *testing.B) map[string]func(b *testing.B) Store {
 	return map[string]func(b *testing.B) Store{
-		"memory": func(b *testing.B) Store { return NewMemoryStore(1000, DefaultMemoryMaxBytes, nil) },
+		"memory": func(b *testing.B) Store { return NewMemoryStore(1000, DefaultStoreMaxBytes, nil) },
 		"bolt": func(b *testing.B) Store {
-			s, err := OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), nil)
+			s, err := OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), DefaultStoreMaxBytes, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func BenchmarkFoldParts(b *testing.B) {
 			summarize(data, shapeDepth)
 		}
 	})
-	f := newTestFolder(b, NewMemoryStore(1, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(b, NewMemoryStore(1, DefaultStoreMaxBytes, nil), nil, Options{})
 	sum, _ := summarize(data, shapeDepth)
 	b.Run("describe", func(b *testing.B) {
 		for b.Loop() {

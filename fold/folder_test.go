@@ -89,7 +89,7 @@ var alice = Owner{Session: "session-7f3a9c", Subject: "alice"}
 
 func TestFoldAndQuery(t *testing.T) {
 	ctx := context.Background()
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	data := bigListing(2000)
 	folded, err := f.Fold(ctx, alice, data, nil)
 	if err != nil {
@@ -156,7 +156,7 @@ func TestFoldAndQuery(t *testing.T) {
 
 func TestQueryErrors(t *testing.T) {
 	ctx := context.Background()
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestQueryErrors(t *testing.T) {
 
 func TestQueryMaxTokens(t *testing.T) {
 	ctx := context.Background()
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestQueryMaxTokens(t *testing.T) {
 
 func TestHandleBinding(t *testing.T) {
 	ctx := context.Background()
-	store := &recordingStore{MemoryStore: NewMemoryStore(10, DefaultMemoryMaxBytes, nil), puts: map[string][]byte{}}
+	store := &recordingStore{MemoryStore: NewMemoryStore(10, DefaultStoreMaxBytes, nil), puts: map[string][]byte{}}
 	f := newTestFolder(t, store, nil, Options{})
 	data := bigListing(1000)
 	folded, err := f.Fold(ctx, alice, data, nil)
@@ -309,7 +309,7 @@ func TestHandleExpires(t *testing.T) {
 	clk := &clock{now: time.Unix(1_800_000_000, 0)}
 	opt := DefaultOptions()
 	opt.TTL = time.Minute
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, clk.Now), clk, opt)
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, clk.Now), clk, opt)
 	folded, err := f.Fold(ctx, alice, bigListing(1000), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestHandleExpires(t *testing.T) {
 
 func TestMemoryStoreBound(t *testing.T) {
 	ctx := context.Background()
-	f := newTestFolder(t, NewMemoryStore(3, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(3, DefaultStoreMaxBytes, nil), nil, Options{})
 	var handles []string
 	for range 5 {
 		folded, err := f.Fold(ctx, alice, bigListing(500), nil)
@@ -359,7 +359,7 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 	ctx := context.Background()
 	opt := DefaultOptions()
 	opt.ThresholdBytes = MinThresholdBytes
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, opt)
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, opt)
 	wide := &Object{}
 	for i := range 2000 {
 		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
@@ -381,7 +381,7 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 
 func TestFoldRespectsOutputSchema(t *testing.T) {
 	ctx := context.Background()
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	data := bigListing(1000)
 	strict := json.RawMessage(`{"type":"object","properties":{"entries":{"type":"array"}},"required":["entries"]}`)
 	if _, err := f.Fold(ctx, alice, data, strict); err == nil {
@@ -413,7 +413,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestQueryBoundsFields(t *testing.T) {
-	f := newTestFolder(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil), nil, Options{})
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	folded, err := f.Fold(context.Background(), alice, bigListing(1000), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func FuzzQuery(f *testing.F) {
 	}
 	opt := DefaultOptions()
 	opt.ThresholdBytes = 2048
-	folder, err := New(testSecret(), NewMemoryStore(10, DefaultMemoryMaxBytes, nil), counter, opt)
+	folder, err := New(testSecret(), NewMemoryStore(10, DefaultStoreMaxBytes, nil), counter, opt)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,13 +3,10 @@ package fold
 import (
 	"container/list"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
-
-// DefaultMemoryMaxBytes bounds the bytes a memory store holds, whatever its
-// entry count: 256 MiB.
-const DefaultMemoryMaxBytes = 256 << 20
 
 // MemoryStore keeps records in this process, at most maxEntries of them and
 // maxBytes in all; past either bound the oldest go first.
@@ -38,8 +35,11 @@ func NewMemoryStore(maxEntries, maxBytes int, now func() time.Time) *MemoryStore
 }
 
 // Put keeps record, dropping expired records and then the oldest ones past
-// the bounds.
+// the bounds. A record larger than the byte bound is refused.
 func (m *MemoryStore) Put(_ context.Context, key string, record []byte, expires time.Time) error {
+	if len(record) > m.maxBytes {
+		return fmt.Errorf("%w (%d bytes, the bound is %d)", ErrRecordTooLarge, len(record), m.maxBytes)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.index[key]; ok {

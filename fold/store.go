@@ -2,6 +2,7 @@ package fold
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,10 +20,22 @@ type Store interface {
 	Close() error
 }
 
+// ErrRecordTooLarge: a record larger than the store's whole byte bound.
+var ErrRecordTooLarge = errors.New("fold: the answer is larger than the handle store's byte bound")
+
+// DefaultStoreMaxBytes bounds the bytes a memory or bbolt store holds:
+// 256 MiB.
+const DefaultStoreMaxBytes = 256 << 20
+
 // StoreOptions shape OpenStore.
 type StoreOptions struct {
 	// MaxEntries bounds the memory store; the oldest records go first.
 	MaxEntries int
+	// MaxBytes bounds the records a memory or bbolt store holds, in
+	// bytes (DefaultStoreMaxBytes when 0): the oldest go first, and a
+	// record over the whole bound is refused. Redis is bounded by its own
+	// maxmemory (every record has an expiry, so volatile-ttl evicts them).
+	MaxBytes int64
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -34,17 +47,20 @@ func OpenStore(spec string, opt StoreOptions) (Store, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = DefaultStoreMaxBytes
+	}
 	switch {
 	case spec == "memory":
 		if opt.MaxEntries < 1 {
 			return nil, fmt.Errorf("fold: the memory store needs room for at least one entry, not %d", opt.MaxEntries)
 		}
-		return NewMemoryStore(opt.MaxEntries, DefaultMemoryMaxBytes, opt.Now), nil
+		return NewMemoryStore(opt.MaxEntries, int(opt.MaxBytes), opt.Now), nil
 	case strings.HasPrefix(spec, "bolt:"):
 		if len(spec) == len("bolt:") {
 			return nil, fmt.Errorf("fold: store %q: give a file, as bolt:PATH", spec)
 		}
-		return OpenBoltStore(spec[len("bolt:"):], opt.Now)
+		return OpenBoltStore(spec[len("bolt:"):], opt.MaxBytes, opt.Now)
 	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
 		return OpenRedisStore(spec)
 	}

@@ -43,18 +43,18 @@ func testStore(t *testing.T, s Store) {
 }
 
 func TestMemoryStore(t *testing.T) {
-	testStore(t, NewMemoryStore(10, DefaultMemoryMaxBytes, nil))
+	testStore(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil))
 }
 
 func TestBoltStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "handles.db")
-	s, err := OpenBoltStore(path, nil)
+	s, err := OpenBoltStore(path, DefaultStoreMaxBytes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testStore(t, s)
 	// A second opener is refused while the file is held.
-	if _, err := OpenBoltStore(path, nil); err == nil {
+	if _, err := OpenBoltStore(path, DefaultStoreMaxBytes, nil); err == nil {
 		t.Error("a second process opened a held bolt file")
 	}
 	s.Close()
@@ -67,7 +67,7 @@ func TestBoltStoreKeepsAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "handles.db")
 	clk := &clock{now: time.Now()}
-	s, err := OpenBoltStore(path, clk.Now)
+	s, err := OpenBoltStore(path, DefaultStoreMaxBytes, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestBoltStoreKeepsAcrossReopen(t *testing.T) {
 	s.Close()
 
 	clk.Add(2 * time.Second)
-	s, err = OpenBoltStore(path, clk.Now)
+	s, err = OpenBoltStore(path, DefaultStoreMaxBytes, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,4 +150,55 @@ func TestOpenStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+}
+
+// TestStoreByteBound: the memory and bbolt stores hold at most their byte
+// bound, dropping the oldest records, and refuse a record over the whole
+// bound; bbolt counts what it holds again when reopened.
+func TestStoreByteBound(t *testing.T) {
+	ctx := context.Background()
+	soon := time.Now().Add(time.Hour)
+	record := make([]byte, 400)
+	path := filepath.Join(t.TempDir(), "bound.db")
+	check := func(t *testing.T, s Store, gone, kept []string) {
+		t.Helper()
+		for _, k := range gone {
+			if _, err := s.Get(ctx, k); !errors.Is(err, ErrNotFound) {
+				t.Errorf("%s: %v, want it dropped", k, err)
+			}
+		}
+		for _, k := range kept {
+			if _, err := s.Get(ctx, k); err != nil {
+				t.Errorf("%s: %v", k, err)
+			}
+		}
+	}
+	bolt1, err := OpenBoltStore(path, 1000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]Store{"memory": NewMemoryStore(100, 1000, nil), "bolt": bolt1} {
+		t.Run(name, func(t *testing.T) {
+			for i, k := range []string{"a", "b", "c"} {
+				if err := s.Put(ctx, k, record, soon.Add(time.Duration(i)*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check(t, s, []string{"a"}, []string{"b", "c"})
+			if err := s.Put(ctx, "huge", make([]byte, 2000), soon); !errors.Is(err, ErrRecordTooLarge) {
+				t.Errorf("a record over the bound: %v", err)
+			}
+			check(t, s, []string{"huge"}, []string{"b", "c"})
+		})
+	}
+	bolt1.Close()
+	bolt2, err := OpenBoltStore(path, 1000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bolt2.Close()
+	if err := bolt2.Put(ctx, "d", record, soon.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	check(t, bolt2, []string{"a", "b"}, []string{"c", "d"})
 }

@@ -146,9 +146,9 @@ func BenchmarkResultQueryHTTP(b *testing.B) {
 	e.write(b, "big.txt", sb.String())
 	tok := e.addToken(b, "bench")
 	stores := map[string]func(b *testing.B) fold.Store{
-		"memory": func(*testing.B) fold.Store { return fold.NewMemoryStore(1000, fold.DefaultMemoryMaxBytes, nil) },
+		"memory": func(*testing.B) fold.Store { return fold.NewMemoryStore(1000, fold.DefaultStoreMaxBytes, nil) },
 		"bolt": func(b *testing.B) fold.Store {
-			s, err := fold.OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), nil)
+			s, err := fold.OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), fold.DefaultStoreMaxBytes, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

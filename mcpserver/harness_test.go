@@ -114,7 +114,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
 		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout}
 	if o.store == nil {
-		o.store = fold.NewMemoryStore(100, fold.DefaultMemoryMaxBytes, nil)
+		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}
 	fopt := fold.DefaultOptions()
 	if o.threshold != 0 {

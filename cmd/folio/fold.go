@@ -30,6 +30,7 @@ func foldFlags() []cli.Flag {
 		&cli.StringFlag{Name: "handle-store", Value: "memory", EnvVars: []string{"FOLIO_HANDLE_STORE"},
 			Usage: "where folded answers are kept: memory, bolt:PATH (kept across restarts) or redis://HOST:PORT/DB (shared by replicas)"},
 		&cli.IntFlag{Name: "handle-store-max-entries", Value: 1000, EnvVars: []string{"FOLIO_HANDLE_STORE_MAX_ENTRIES"}, Usage: "most answers the memory store keeps; the oldest go first"},
+		&cli.Int64Flag{Name: "handle-store-max-bytes", Value: fold.DefaultStoreMaxBytes, EnvVars: []string{"FOLIO_HANDLE_STORE_MAX_BYTES"}, Usage: "most bytes the memory or bolt store keeps; the oldest go first"},
 	}
 }
 
@@ -44,7 +45,7 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := fold.OpenStore(c.String("handle-store"), fold.StoreOptions{MaxEntries: c.Int("handle-store-max-entries")})
+	store, err := fold.OpenStore(c.String("handle-store"), fold.StoreOptions{MaxEntries: c.Int("handle-store-max-entries"), MaxBytes: c.Int64("handle-store-max-bytes")})
 	if err != nil {
 		return nil, nil, err
 	}
