@@ -16,6 +16,10 @@ ci:
 bench:
     go test ./pager ./pager/bpe -run '^$' -bench . -count 6
 
+# 50 clients page over HTTP for 60 s: pages/s, p50/p99, errors, over budget, RSS.
+load:
+    ./bench/load.sh
+
 # folio's token counter against tiktoken-go and tiktoken (needs npm, benchstat).
 tokcount:
     ./bench/tokcount.sh

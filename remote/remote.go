@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 )
 
@@ -101,6 +103,34 @@ func (c *Client) Page(ctx context.Context, uri string, maxTokens int, cursor str
 		args["cursor"] = cursor
 	}
 	return c.Call(ctx, "read", args)
+}
+
+// Pages reads uri from its start, page by page, following next_cursor to
+// the end, and yields each page's JSON as the server sent it, or the error
+// that ends the read.
+func (c *Client) Pages(ctx context.Context, uri string, maxTokens int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		cursor := ""
+		for {
+			b, err := c.Page(ctx, uri, maxTokens, cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			p, err := pager.Decode(b)
+			if err == nil && p.HasMore && p.NextCursor == nil {
+				err = errors.New("has_more without next_cursor")
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("the page of %s is not folio's: %w", uri, err))
+				return
+			}
+			if !yield(b, nil) || !p.HasMore {
+				return
+			}
+			cursor = *p.NextCursor
+		}
+	}
 }
 
 // listAnswer is the part of a list answer that Files needs.

@@ -82,6 +82,26 @@ func TestClient(t *testing.T) {
 			t.Fatalf("%s: %v %s", uri, err, page)
 		}
 	}
+	// Pages follows the cursors to the end, and stops at an error.
+	long := bytes.Repeat([]byte("a line of text, 中文 and 🙂\n"), 400)
+	os.WriteFile(filepath.Join(dir, "long.md"), long, 0o644)
+	var got []byte
+	pages := 0
+	for page, err := range c.Pages(ctx, "long.md", 300) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := pager.Decode(page)
+		got, pages = append(got, p.Content...), pages+1
+	}
+	if !bytes.Equal(got, long) || pages < 5 {
+		t.Fatalf("%d pages; equal %v", pages, bytes.Equal(got, long))
+	}
+	for _, err := range c.Pages(ctx, ".env", 300) {
+		if e := (*reader.Error)(nil); !errors.As(err, &e) || e.Code != reader.CodeNotFound {
+			t.Fatalf("%v", err)
+		}
+	}
 	// A file, or a name the server cannot list, is itself.
 	if files, err := c.Files(ctx, "a.md"); err != nil || !slices.Equal(files, []string{"a.md"}) {
 		t.Fatalf("%q %v", files, err)
