@@ -86,7 +86,10 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 			return rel == o.after || strings.HasPrefix(o.after, rel+"/") || comparePaths(rel, o.after) >= 0
 		})
 	}
-	for _, name := range names[start:] {
+	for i, name := range names[start:] {
+		if i%256 == 255 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		rel := name
 		if d.Rel != "." {
 			rel = d.Rel + "/" + name

@@ -21,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
+
+	"github.com/folio-mcp/folio/fsview"
 )
 
 // TestSymlinkSwapRace: while a directory and a symlink to a hidden one
@@ -210,7 +212,8 @@ func TestGrepAnswerBound(t *testing.T) {
 	}
 	e.write(t, "big.txt", b.String())
 	const bound = 256 << 10
-	cs := dialMemory(t, e.server(t, serverOpts{local: true, maxAnswerBytes: bound}), nil)
+	tok := e.addToken(t, "alice")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
 	r := call(t, cs, "grep", map[string]any{"pattern": "match", "context": 20, "max_matches": 100000})
 	h, _ := r.meta[MetaResultHandle].(map[string]any)
 	size, _ := h["bytes"].(float64)
@@ -530,5 +533,37 @@ func TestResourcesListLargeDirectory(t *testing.T) {
 	uris := listAllResources(t, dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil))
 	if len(uris) != files || !slices.IsSorted(uris) {
 		t.Fatalf("%d files listed (sorted: %v), want %d", len(uris), slices.IsSorted(uris), files)
+	}
+}
+
+// TestReadMemoryOverHTTP: reads wait while the read memory is full, a
+// client that gives up while waiting costs nothing more, and a read goes
+// through once there is room.
+func TestReadMemoryOverHTTP(t *testing.T) {
+	dir := t.TempDir()
+	fs, err := fsview.Open([]string{dir}, fsview.Options{ReadMemory: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	e := newEnvAt(t, dir)
+	e.fs = fs
+	e.write(t, "held.txt", strings.Repeat("x", 60<<10))
+	e.write(t, "wanted.txt", strings.Repeat("y\n", 10<<10))
+	tok := e.addToken(t, "alice")
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
+	f, _ := fs.Regular("held.txt")
+	held, err := fs.Snapshot(context.Background(), f, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, toolCall("read", map[string]any{"uri": "wanted.txt", "max_tokens": 100})); err == nil {
+		t.Fatal("a read went through while the read memory was full")
+	}
+	held.Release()
+	if r := call(t, cs, "read", map[string]any{"uri": "wanted.txt", "max_tokens": 100}); r.isError {
+		t.Fatalf("after the memory was given back: %s", r.text)
 	}
 }
