@@ -42,6 +42,7 @@ fuzz:
     go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
     go test ./fold -run '^$' -fuzz 'FuzzParse$' -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s
