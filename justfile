@@ -39,6 +39,7 @@ fuzz:
     go test ./pager/bpe -run '^$' -fuzz FuzzMerge -fuzztime 60s
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
+    go test ./fsview -run '^$' -fuzz FuzzDeny -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s

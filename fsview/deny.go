@@ -23,13 +23,13 @@ func DefaultDeny() []string {
 }
 
 // denyList matches paths against deny globs, at any depth and without
-// regard to case (a case-insensitive file system opens ".ENV" as ".env"):
-//   - a glob with no "/" matches any component of a path, so the file of
-//     that name and everything under a directory of that name are denied;
-//   - a glob with a "/" matches the path or any part of it that starts at
-//     a component, and what is under a match ("a/b" denies "a/b", "x/a/b"
-//     and "a/b/c");
-//   - a glob that starts with "/" matches from the root only ("/a/b"
+// regard to case (a case-insensitive file system opens ".ENV" as ".env").
+// A glob matches a path when it matches a run of the path's components:
+//   - a glob with no "/" matches any one component, so the file of that
+//     name and everything under a directory of that name are denied;
+//   - a glob with a "/" matches any run of components, and so what is
+//     under them ("a/b" denies "a/b", "x/a/b" and "a/b/c");
+//   - a glob that starts with "/" matches a run from the root only ("/a/b"
 //     denies "a/b" and "a/b/c", not "x/a/b").
 //
 // "**/" in front and "/**" behind a glob add nothing, and are dropped.
@@ -38,8 +38,15 @@ type denyList struct {
 	prefixes []string        // component globs "literal*"
 	suffixes []string        // component globs "*literal"
 	globs    []string        // other component globs
-	paths    []string        // globs over any trailing part of a path
-	anchored []string        // globs over the whole path
+	paths    []pathGlob      // globs over any run of components
+	anchored []pathGlob      // globs over a run from the root
+}
+
+// pathGlob is a glob over several components: parts of them, or 0 when a
+// "**" in it matches any number.
+type pathGlob struct {
+	glob  string
+	parts int
 }
 
 func compileDeny(globs []string) (*denyList, error) {
@@ -57,13 +64,17 @@ func compileDeny(globs []string) (*denyList, error) {
 		for strings.HasSuffix(p, "/**") {
 			p = p[:len(p)-3]
 		}
+		pg := pathGlob{glob: p, parts: strings.Count(p, "/") + 1}
+		if strings.Contains(p, "**") {
+			pg.parts = 0
+		}
 		switch {
 		case p == "" || p == "**":
 			return nil, fmt.Errorf("deny glob %q would deny every file", g)
 		case anchored:
-			d.anchored = append(d.anchored, p+"/**")
-		case strings.Contains(p, "/"):
-			d.paths = append(d.paths, p+"/**")
+			d.anchored = append(d.anchored, pg)
+		case strings.Contains(p, "/") || pg.parts == 0:
+			d.paths = append(d.paths, pg)
 		case !hasMeta(p):
 			d.names[p] = true
 		case strings.HasSuffix(p, "*") && !hasMeta(p[:len(p)-1]):
@@ -86,33 +97,50 @@ func (d *denyList) match(rel string) bool {
 		return false
 	}
 	p := strings.ToLower(rel)
-	for _, g := range d.anchored {
-		if ok, _ := doublestar.Match(g, p); ok {
+	// The offsets where components start, and one past the end.
+	starts := []int{0}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			starts = append(starts, i+1)
+		}
+	}
+	n := len(starts)
+	starts = append(starts, len(p)+1)
+	run := func(i, j int) string { return p[starts[i] : starts[j]-1] } // components [i, j)
+	for i := range n {
+		if d.component(run(i, i+1)) {
 			return true
 		}
 	}
-	for start := 0; ; {
-		end := strings.IndexByte(p[start:], '/')
-		if end < 0 {
-			end = len(p)
-		} else {
-			end += start
+	matches := func(g pathGlob, i int) bool {
+		if g.parts > 0 {
+			if i+g.parts > n {
+				return false
+			}
+			ok, _ := doublestar.Match(g.glob, run(i, i+g.parts))
+			return ok
 		}
-		if d.component(p[start:end]) {
-			return true
-		}
-		for _, g := range d.paths {
-			if ok, _ := doublestar.Match(g, p[start:]); ok {
+		for j := i + 1; j <= n; j++ {
+			if ok, _ := doublestar.Match(g.glob, run(i, j)); ok {
 				return true
 			}
 		}
-		if end == len(p) {
-			return false
-		}
-		start = end + 1
+		return false
 	}
+	for _, g := range d.anchored {
+		if matches(g, 0) {
+			return true
+		}
+	}
+	for _, g := range d.paths {
+		for i := range n {
+			if matches(g, i) {
+				return true
+			}
+		}
+	}
+	return false
 }
-
 // component reports whether one lower-case component of a path is denied.
 func (d *denyList) component(c string) bool {
 	if d.names[c] {

@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/zeebo/blake3"
 )
 
@@ -466,4 +468,47 @@ func TestReadMemory(t *testing.T) {
 		t.Fatalf("a window over the whole memory: %v", err)
 	}
 	big.Release()
+}
+
+// FuzzDeny holds the deny matcher (literal names, prefixes, suffixes,
+// component globs, runs of a fixed length) to the rule it keeps, checked
+// the slow way: the lower-cased glob matches some run of the lower-cased
+// path's components (from the first one when it starts with "/").
+func FuzzDeny(f *testing.F) {
+	for _, g := range append(DefaultDeny(), "/build/**", "**/out/*.log", "a/b", "[A-C]x*", "{x,y}/z", "a/**/b", "*0*") {
+		f.Add(g, "Vendor/lib/.git/config")
+		f.Add(g, "a/b/c.PEM")
+	}
+	f.Fuzz(func(t *testing.T, glob, rel string) {
+		d, err := compileDeny([]string{glob})
+		if err != nil {
+			return
+		}
+		rel = strings.Trim(path.Clean("/"+rel), "/")
+		if rel == "" || strings.ContainsRune(rel, 0) {
+			return
+		}
+		g := strings.ToLower(glob)
+		anchored := strings.HasPrefix(g, "/")
+		g = strings.TrimPrefix(g, "/")
+		for !anchored && strings.HasPrefix(g, "**/") {
+			g = g[3:]
+		}
+		for strings.HasSuffix(g, "/**") {
+			g = g[:len(g)-3]
+		}
+		parts := strings.Split(strings.ToLower(rel), "/")
+		want := false
+		for i := range parts {
+			for j := i + 1; j <= len(parts) && !want; j++ {
+				want, _ = doublestar.Match(g, strings.Join(parts[i:j], "/"))
+			}
+			if anchored {
+				break
+			}
+		}
+		if got := d.match(rel); got != want {
+			t.Fatalf("glob %q, path %q: denied %v, want %v", glob, rel, got, want)
+		}
+	})
 }
