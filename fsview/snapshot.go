@@ -43,8 +43,8 @@ type Snapshot struct {
 }
 
 // Release gives the snapshot's room in the read memory back (see
-// Options.ReadMemory); the window must not be used after. A second call
-// does nothing.
+// Options.ReadMemory), once the caller is done with the window: its bytes
+// stay valid, but no longer count. A second call does nothing.
 func (s *Snapshot) Release() {
 	if s.held != nil {
 		s.held()
