@@ -102,7 +102,7 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		err = g.single(search, c.fs, a.Path, &out)
 	}
 	if errors.Is(context.Cause(search), errGrepTimeout) && ctx.Err() == nil {
-		out.stop(fmt.Sprintf("the search stopped at its time budget of %v", s.cfg.GrepTimeout))
+		out.stop(fmt.Sprintf("the search stopped at its time budget of %v: narrow the pattern, path or glob", s.cfg.GrepTimeout))
 		err = nil
 	}
 	if err != nil {
@@ -294,12 +294,12 @@ func (c *collected) add(g *grepper, h *fileHits) bool {
 	room := g.max - c.found
 	for i, line := range h.lines {
 		if h.groups[i] > room {
-			c.stop(fmt.Sprintf("stopped at %d matches", g.max))
+			c.stop(fmt.Sprintf("stopped at %d matches: narrow the pattern, path or glob, or raise max_matches", g.max))
 			return true
 		}
 		size := lineBytes(line)
 		if c.bytes+size > g.maxBytes {
-			c.stop(fmt.Sprintf("stopped before the answer passed %d bytes", g.maxBytes))
+			c.stop(fmt.Sprintf("stopped before the answer passed %d bytes: narrow the pattern, path or glob, or ask for less context", g.maxBytes))
 			return true
 		}
 		c.bytes += size
@@ -309,11 +309,11 @@ func (c *collected) add(g *grepper, h *fileHits) bool {
 	return false
 }
 
-// stop marks the answer truncated, for the reason given.
-func (c *collected) stop(why string) {
+// stop marks the answer truncated, with a note that says why and what to
+// do; the first reason stands.
+func (c *collected) stop(note string) {
 	if !c.Truncated {
-		c.Truncated = true
-		c.Note = why + ": narrow the pattern, path or glob, or raise max_matches"
+		c.Truncated, c.Note = true, note
 	}
 }
 
