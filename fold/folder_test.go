@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // clock is a settable fake clock.
@@ -167,27 +168,27 @@ func TestQueryErrors(t *testing.T) {
 		code string
 		in   string // in the message
 	}{
-		{Query{Path: "entries.2000"}, CodePathNotFound, "past the end of the list at /entries (length 2000)"},
-		{Query{Path: "entries.x"}, CodePathNotFound, "not an index"},
-		{Query{Path: "nope"}, CodePathNotFound, `no key "nope"; its keys: "uri", "entries", "truncated"`},
-		{Query{Path: "uri.x"}, CodePathNotFound, "is a string"},
-		{Query{Path: "entries[x]"}, CodePathNotFound, "not an index"},
-		{Query{Path: "/a~2"}, CodePathNotFound, "~ must be followed by 0 or 1"},
-		{Query{Path: "entries", Limit: ip(2000)}, CodeSliceTooLarge, "read at most"},
-		{Query{Path: "entries", Page: ip(1), Offset: ip(0)}, CodeInvalidArgument, "page or offset"},
-		{Query{Path: "entries", Page: ip(101)}, CodeInvalidArgument, "page 101 is past the end"},
-		{Query{Path: "entries", Offset: ip(2001)}, CodeInvalidArgument, "offset 2001 is past the end"},
-		{Query{Path: "entries", Offset: ip(-1)}, CodeInvalidArgument, "offset must be 0 or more"},
-		{Query{Path: "entries", Limit: ip(0)}, CodeInvalidArgument, "limit must be 1 or more"},
-		{Query{Path: "entries", Fields: []string{"nope"}}, CodeInvalidArgument, `field "nope"`},
-		{Query{Path: "uri", Fields: []string{"a"}}, CodeInvalidArgument, "is a string"},
-		{Query{Path: "truncated", Offset: ip(1)}, CodeInvalidArgument, "is a boolean"},
-		{Query{Path: "entries", MaxTokens: ip(5)}, CodeBudgetTooSmall, "retry with max_tokens of"},
-		{Query{}, CodeSliceTooLarge, "over the 16384-byte limit"},
+		{Query{Path: "entries.2000"}, toolerr.CodePathNotFound, "past the end of the list at /entries (length 2000)"},
+		{Query{Path: "entries.x"}, toolerr.CodePathNotFound, "not an index"},
+		{Query{Path: "nope"}, toolerr.CodePathNotFound, `no key "nope"; its keys: "uri", "entries", "truncated"`},
+		{Query{Path: "uri.x"}, toolerr.CodePathNotFound, "is a string"},
+		{Query{Path: "entries[x]"}, toolerr.CodePathNotFound, "not an index"},
+		{Query{Path: "/a~2"}, toolerr.CodePathNotFound, "~ must be followed by 0 or 1"},
+		{Query{Path: "entries", Limit: ip(2000)}, toolerr.CodeSliceTooLarge, "read at most"},
+		{Query{Path: "entries", Page: ip(1), Offset: ip(0)}, toolerr.CodeInvalidArgument, "page or offset"},
+		{Query{Path: "entries", Page: ip(101)}, toolerr.CodeInvalidArgument, "page 101 is past the end"},
+		{Query{Path: "entries", Offset: ip(2001)}, toolerr.CodeInvalidArgument, "offset 2001 is past the end"},
+		{Query{Path: "entries", Offset: ip(-1)}, toolerr.CodeInvalidArgument, "offset must be 0 or more"},
+		{Query{Path: "entries", Limit: ip(0)}, toolerr.CodeInvalidArgument, "limit must be 1 or more"},
+		{Query{Path: "entries", Fields: []string{"nope"}}, toolerr.CodeInvalidArgument, `field "nope"`},
+		{Query{Path: "uri", Fields: []string{"a"}}, toolerr.CodeInvalidArgument, "is a string"},
+		{Query{Path: "truncated", Offset: ip(1)}, toolerr.CodeInvalidArgument, "is a boolean"},
+		{Query{Path: "entries", MaxTokens: ip(5)}, toolerr.CodeBudgetTooSmall, "retry with max_tokens of"},
+		{Query{}, toolerr.CodeSliceTooLarge, "over the 16384-byte limit"},
 	} {
 		tc.q.Handle = folded.Handle
 		_, err := f.Query(ctx, alice, tc.q)
-		var fe *Error
+		var fe *toolerr.Error
 		if !errors.As(err, &fe) || fe.Code != tc.code || !strings.Contains(fe.Message, tc.in) {
 			t.Errorf("Query(%+v) = %v, want %s containing %q", tc.q, err, tc.code, tc.in)
 		}
@@ -254,8 +255,8 @@ func TestHandleBinding(t *testing.T) {
 	for _, other := range []Owner{{Session: "session-other", Subject: "alice"}, {Session: alice.Session, Subject: "bob"}, {Session: alice.Session + "alice"}, {Subject: "alice"}, {Session: alice.Session, Subject: alice.Subject, Grant: "narrowed"}} {
 		store.gets = nil
 		_, err := f.Query(ctx, other, Query{Handle: folded.Handle})
-		var fe *Error
-		if !errors.As(err, &fe) || fe.Code != CodeHandleNotFound {
+		var fe *toolerr.Error
+		if !errors.As(err, &fe) || fe.Code != toolerr.CodeHandleNotFound {
 			t.Errorf("%+v read alice's handle: %v", other, err)
 		}
 		// Another owner's lookup finds no record at all.
@@ -268,14 +269,14 @@ func TestHandleBinding(t *testing.T) {
 	// A handle never issued, and a malformed one, answer the same.
 	for _, h := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "not a handle", ""} {
 		_, err := f.Query(ctx, alice, Query{Handle: h})
-		var fe *Error
+		var fe *toolerr.Error
 		if h == "" {
-			if !errors.As(err, &fe) || fe.Code != CodeInvalidArgument {
+			if !errors.As(err, &fe) || fe.Code != toolerr.CodeInvalidArgument {
 				t.Errorf("empty handle: %v", err)
 			}
 			continue
 		}
-		if !errors.As(err, &fe) || fe.Code != CodeHandleNotFound || fe.Message != errHandleNotFound.Message {
+		if !errors.As(err, &fe) || fe.Code != toolerr.CodeHandleNotFound || fe.Message != errHandleNotFound.Message {
 			t.Errorf("handle %q: %v", h, err)
 		}
 	}
@@ -287,20 +288,20 @@ func TestHandleBinding(t *testing.T) {
 	}
 	storeKey, _, _ := f.keys("BBBBBBBBBBBBBBBBBBBBBB", alice)
 	store.MemoryStore.Put(ctx, storeKey, store.puts[key], time.Now().Add(time.Hour))
-	if _, err := f.Query(ctx, alice, Query{Handle: "BBBBBBBBBBBBBBBBBBBBBB"}); !isCode(err, CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: "BBBBBBBBBBBBBBBBBBBBBB"}); !isCode(err, toolerr.CodeHandleNotFound) {
 		t.Errorf("a moved record: %v", err)
 	}
 	// A flipped bit in the record is not found either.
 	tampered := bytes.Clone(store.puts[key])
 	tampered[len(tampered)-1] ^= 1
 	store.MemoryStore.Put(ctx, key, tampered, time.Now().Add(time.Hour))
-	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle}); !isCode(err, CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle}); !isCode(err, toolerr.CodeHandleNotFound) {
 		t.Errorf("a tampered record: %v", err)
 	}
 }
 
 func isCode(err error, code string) bool {
-	var fe *Error
+	var fe *toolerr.Error
 	return errors.As(err, &fe) && fe.Code == code
 }
 
@@ -320,7 +321,7 @@ func TestHandleExpires(t *testing.T) {
 		t.Fatalf("before the TTL: %v", err)
 	}
 	clk.Add(time.Second)
-	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); !isCode(err, CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); !isCode(err, toolerr.CodeHandleNotFound) {
 		t.Fatalf("at the TTL: %v", err)
 	}
 }
@@ -420,7 +421,7 @@ func TestQueryBoundsFields(t *testing.T) {
 	}
 	fields := make([]string, MaxFields+1)
 	_, err = f.Query(context.Background(), alice, Query{Handle: folded.Handle, Path: "entries", Fields: fields})
-	if !isCode(err, CodeInvalidArgument) {
+	if !isCode(err, toolerr.CodeInvalidArgument) {
 		t.Errorf("%d fields: %v", len(fields), err)
 	}
 }

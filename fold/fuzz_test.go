@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // FuzzQuery: any query on a folded answer gives either valid JSON within
@@ -34,7 +35,7 @@ func FuzzQuery(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	codes := map[string]bool{CodeHandleNotFound: true, CodePathNotFound: true, CodeSliceTooLarge: true, CodeInvalidArgument: true, CodeBudgetTooSmall: true}
+	codes := map[string]bool{toolerr.CodeHandleNotFound: true, toolerr.CodePathNotFound: true, toolerr.CodeSliceTooLarge: true, toolerr.CodeInvalidArgument: true, toolerr.CodeBudgetTooSmall: true}
 	f.Fuzz(func(t *testing.T, path string, offset, limit, page int, fields string, maxTokens int, set uint8) {
 		q := Query{Handle: folded.Handle, Path: path}
 		if set&1 != 0 {
@@ -54,7 +55,7 @@ func FuzzQuery(f *testing.F) {
 		}
 		a, err := folder.Query(ctx, alice, q)
 		if err != nil {
-			var fe *Error
+			var fe *toolerr.Error
 			if !errors.As(err, &fe) || !codes[fe.Code] || fe.Message == "" {
 				t.Fatalf("%+v: %v", q, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Default slice lengths of Query, and the most fields it takes.
@@ -50,7 +51,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	}
 	segs, err := ParsePath(q.Path)
 	if err != nil {
-		return Answer{}, newError(CodePathNotFound, "%v", err)
+		return Answer{}, toolerr.New(toolerr.CodePathNotFound, "%v", err)
 	}
 	data, err := f.load(ctx, owner, q.Handle)
 	if err != nil {
@@ -58,7 +59,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	}
 	raw, err := find(data, segs)
 	if err != nil {
-		return Answer{}, newError(CodePathNotFound, "%v; read the shape, or query a shorter path", err)
+		return Answer{}, toolerr.New(toolerr.CodePathNotFound, "%v; read the shape, or query a shorter path", err)
 	}
 	path := q.Path
 	if path == "" {
@@ -69,7 +70,9 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 }
 
 func checkQuery(q Query) error {
-	bad := func(format string, args ...any) error { return newError(CodeInvalidArgument, format, args...) }
+	bad := func(format string, args ...any) error {
+		return toolerr.New(toolerr.CodeInvalidArgument, format, args...)
+	}
 	switch {
 	case q.Handle == "":
 		return bad("handle is required: pass the handle of a folded answer")
@@ -122,7 +125,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 		}}, DefaultItems, "items")
 	case '"':
 		if len(q.Fields) > 0 {
-			return Answer{}, newError(CodeInvalidArgument, "fields applies to objects; the value at %s is a string", s.path())
+			return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "fields applies to objects; the value at %s is a string", s.path())
 		}
 		v, err := Parse(raw)
 		if err != nil {
@@ -169,7 +172,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			}
 			return s.whole(v)
 		}
-		return Answer{}, newError(CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
+		return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
 	}
 	v, err := Parse(raw)
 	if err != nil {
@@ -190,14 +193,14 @@ func (s *slicer) whole(v any) (Answer, error) {
 	b := append(append(append([]byte(nil), s.head...), `,"value":`...), appendValue(nil, v)...)
 	b = append(b, '}')
 	if len(b) > s.threshold {
-		return Answer{}, newError(CodeSliceTooLarge, "the value at %s is %d bytes as an answer, over the %d-byte limit: query a deeper path, fewer fields, or its members with offset and limit", s.path(), len(b), s.threshold)
+		return Answer{}, toolerr.New(toolerr.CodeSliceTooLarge, "the value at %s is %d bytes as an answer, over the %d-byte limit: query a deeper path, fewer fields, or its members with offset and limit", s.path(), len(b), s.threshold)
 	}
 	if s.q.MaxTokens == nil {
 		return Answer{JSON: b}, nil
 	}
 	n := s.counter.Count(string(b))
 	if n > *s.q.MaxTokens {
-		return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for the value at %s: it needs %d; query a deeper path or fewer fields, or raise max_tokens", *s.q.MaxTokens, s.path(), n)
+		return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for the value at %s: it needs %d; query a deeper path or fewer fields, or raise max_tokens", *s.q.MaxTokens, s.path(), n)
 	}
 	return Answer{JSON: b, Tokens: n}, nil
 }
@@ -226,12 +229,12 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 		// Past the last page, written so that no product can overflow.
 		if *q.Page > 1 && (seq.total == 0 || *q.Page-1 > (seq.total-1)/limit) {
 			pages := (seq.total + limit - 1) / limit
-			return Answer{}, newError(CodeInvalidArgument, "page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
+			return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
 		}
 		offset = (*q.Page - 1) * limit
 	}
 	if offset > seq.total {
-		return Answer{}, newError(CodeInvalidArgument, "offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
+		return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
 	}
 	want := min(seq.total-offset, limit)
 	if q.MaxTokens != nil && q.Limit == nil {
@@ -278,7 +281,7 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 	if want == 0 {
 		b := build(0)
 		if n := s.counter.Count(string(b)); n > budget {
-			return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for this answer: it needs %d; retry with max_tokens of %d or more", budget, n, n)
+			return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for this answer: it needs %d; retry with max_tokens of %d or more", budget, n, n)
 		}
 		return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
 	}
@@ -287,7 +290,7 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 	}
 	tokens := func(n int) int { return s.counter.Count(string(build(n))) }
 	if need := tokens(1); need > budget {
-		return Answer{}, newError(CodeBudgetTooSmall, "max_tokens %d is too small for one of the %s at %s: it needs %d; retry with max_tokens of %d or more", budget, unit, s.path(), need, need)
+		return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for one of the %s at %s: it needs %d; retry with max_tokens of %d or more", budget, unit, s.path(), need, need)
 	}
 	n := searchLast(want, func(n int) bool { return fitsBytes(n) && tokens(n) <= budget })
 	b := build(n)
@@ -298,9 +301,9 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 // limit that fits (fit, which may be 0).
 func (s *slicer) tooLarge(fit, offset int, unit string) error {
 	if fit == 0 {
-		return newError(CodeSliceTooLarge, "one of the %s at %s from offset %d is over the %d-byte limit by itself: query a deeper path (such as %s) or fewer fields", unit, s.path(), offset, s.threshold, s.deeper(offset))
+		return toolerr.New(toolerr.CodeSliceTooLarge, "one of the %s at %s from offset %d is over the %d-byte limit by itself: query a deeper path (such as %s) or fewer fields", unit, s.path(), offset, s.threshold, s.deeper(offset))
 	}
-	return newError(CodeSliceTooLarge, "this slice is over the %d-byte limit: read at most %d %s from offset %d (limit %d), fewer fields, or a deeper path; or pass max_tokens to get as many as fit", s.threshold, fit, unit, offset, fit)
+	return toolerr.New(toolerr.CodeSliceTooLarge, "this slice is over the %d-byte limit: read at most %d %s from offset %d (limit %d), fewer fields, or a deeper path; or pass max_tokens to get as many as fit", s.threshold, fit, unit, offset, fit)
 }
 
 // deeper names the path of the element at index i.
@@ -336,10 +339,10 @@ func (s *slicer) checkItemFields(raw []byte, items []span) error {
 		}
 	}
 	if objects == 0 {
-		return newError(CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
+		return toolerr.New(toolerr.CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
 	}
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return newError(CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
+		return toolerr.New(toolerr.CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
 	}
 	return nil
 }
@@ -352,7 +355,7 @@ func (s *slicer) objectFields(o *Object) (*Object, error) {
 	found := map[string]bool{}
 	out := keep(o, s.q.Fields, found)
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o.Keys))
+		return nil, toolerr.New(toolerr.CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o.Keys))
 	}
 	return out, nil
 }
@@ -374,7 +377,7 @@ func (s *slicer) memberFields(members []span) ([]span, error) {
 		}
 	}
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, newError(CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
+		return nil, toolerr.New(toolerr.CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // testStore runs the contract every Store keeps.
@@ -131,7 +132,7 @@ func TestRedisStoreDown(t *testing.T) {
 		t.Fatal("Fold succeeded with Redis down")
 	}
 	_, err = f.Query(ctx, alice, Query{Handle: folded.Handle})
-	if err == nil || isCode(err, CodeHandleNotFound) {
+	if err == nil || isCode(err, toolerr.CodeHandleNotFound) {
 		t.Fatalf("Query with Redis down: %v, want a store error", err)
 	}
 }

@@ -141,6 +141,7 @@ func (d *denyList) match(rel string) bool {
 	}
 	return false
 }
+
 // component reports whether one lower-case component of a path is denied.
 func (d *denyList) component(c string) bool {
 	if d.names[c] {

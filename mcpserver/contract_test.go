@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // TestVersionConflict: a file rewritten between two pages with the same
@@ -40,7 +40,7 @@ func TestVersionConflict(t *testing.T) {
 	}
 	next := map[string]any{"uri": "f.md", "max_tokens": 500, "cursor": *page.NextCursor}
 	r = call(t, cs, "read", next)
-	wantCode(t, r, reader.CodeVersionConflict)
+	wantCode(t, r, toolerr.CodeVersionConflict)
 	if strings.Contains(r.text, "B-line") {
 		t.Fatal("the conflict leaks text of the new version")
 	}
@@ -50,7 +50,7 @@ func TestVersionConflict(t *testing.T) {
 		t.Fatalf("restart: %s", r.text)
 	}
 	os.Remove(p)
-	wantCode(t, call(t, cs, "read", next), reader.CodeNotFound)
+	wantCode(t, call(t, cs, "read", next), toolerr.CodeNotFound)
 }
 
 // TestCursorBinding: a cursor replayed against another URI, by another
@@ -74,15 +74,15 @@ func TestCursorBinding(t *testing.T) {
 	if r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}); r.text != again.text {
 		t.Fatalf("a repeated cursor gave another page:\n%s\n%s", again.text, r.text)
 	}
-	wantCode(t, call(t, ca, "read", map[string]any{"uri": "b.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
-	wantCode(t, call(t, cb, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}), reader.CodeInvalidCursor)
+	wantCode(t, call(t, ca, "read", map[string]any{"uri": "b.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, cb, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
 	for i := range len(cur) {
 		c := byte('A')
 		if cur[i] == 'A' {
 			c = 'B'
 		}
 		bad := cur[:i] + string(c) + cur[i+1:]
-		wantCode(t, call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": bad}), reader.CodeInvalidCursor)
+		wantCode(t, call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": bad}), toolerr.CodeInvalidCursor)
 	}
 }
 
@@ -131,15 +131,15 @@ func TestArguments(t *testing.T) {
 		{"too many uris", map[string]any{"uris": make([]string, MaxURIs+1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantCode(t, call(t, cs, "read", tc.args), reader.CodeInvalidArgument)
+			wantCode(t, call(t, cs, "read", tc.args), toolerr.CodeInvalidArgument)
 		})
 	}
 	r := call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 20})
-	wantCode(t, r, reader.CodeBudgetTooSmall)
+	wantCode(t, r, toolerr.CodeBudgetTooSmall)
 	if !strings.Contains(r.text, "at least") {
 		t.Fatalf("budget_too_small does not name the smallest budget: %s", r.text)
 	}
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "not-a-cursor"}), reader.CodeInvalidCursor)
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "not-a-cursor"}), toolerr.CodeInvalidCursor)
 }
 
 // TestConfinement: nothing outside the roots is read through the protocol.
@@ -178,11 +178,11 @@ func TestConfinement(t *testing.T) {
 	go func() { done <- call(t, cs, "read", map[string]any{"uri": "fifo", "max_tokens": 500}) }()
 	select {
 	case r := <-done:
-		wantCode(t, r, reader.CodeNotText)
+		wantCode(t, r, toolerr.CodeNotText)
 	case <-time.After(10 * time.Second):
 		t.Fatal("reading a FIFO hangs")
 	}
-	wantCode(t, call(t, cs, "list", map[string]any{"uri": "../"}), reader.CodeNotFound)
+	wantCode(t, call(t, cs, "list", map[string]any{"uri": "../"}), toolerr.CodeNotFound)
 }
 
 // TestTokens: a call without a valid token is refused at the door; a
@@ -215,7 +215,7 @@ func TestTokens(t *testing.T) {
 		}
 	}
 	cs := dialHTTP(t, url, alice, nil)
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "other/b.md"}), reader.CodeNotFound)
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "other/b.md"}), toolerr.CodeNotFound)
 	r := call(t, cs, "read", map[string]any{"uri": "docs/a.md", "max_tokens": 200})
 	page, _ := pager.Decode([]byte(r.text))
 	next := map[string]any{"uri": "docs/a.md", "max_tokens": 200, "cursor": *page.NextCursor}
@@ -232,7 +232,7 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("before the reload: %s", r.text)
 	}
 	clock = clock.Add(ReloadEvery)
-	wantCode(t, call(t, cs, "read", next), reader.CodeNotFound)
+	wantCode(t, call(t, cs, "read", next), toolerr.CodeNotFound)
 	if r := call(t, cs, "read", map[string]any{"uri": "other/b.md"}); r.isError {
 		t.Fatalf("the widened list: %s", r.text)
 	}

@@ -5,12 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
-	"github.com/folio-mcp/folio/reader"
 )
 
 // MetaResultHandle is the _meta key of a folded answer: {handle, bytes,
@@ -54,9 +52,6 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	ans, err := s.cfg.Fold.Query(ctx, owner, fold.Query{
 		Handle: a.Handle, Path: a.Path, Offset: a.Offset, Limit: a.Limit, Page: a.Page, Fields: a.Fields, MaxTokens: a.MaxTokens,
 	})
-	if fe := (*fold.Error)(nil); errors.As(err, &fe) {
-		return errorResult(&reader.Error{Code: fe.Code, Message: fe.Message}), nil
-	}
 	if err != nil {
 		return s.toolError(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // folded is a folded tool answer as a client sees it.
@@ -131,11 +132,11 @@ func TestListFoldsOverHTTP(t *testing.T) {
 		t.Errorf("max_tokens 200: %d tokens, _meta %v: %s", n, r.meta, r.text)
 	}
 
-	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
-	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
-	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "limit": 5000}), fold.CodeSliceTooLarge)
-	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "page": 1, "offset": 0}), fold.CodeInvalidArgument)
-	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries.99999"}), fold.CodePathNotFound)
+	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
+	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "limit": 5000}), toolerr.CodeSliceTooLarge)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "page": 1, "offset": 0}), toolerr.CodeInvalidArgument)
+	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries.99999"}), toolerr.CodePathNotFound)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "nope": 1}), "invalid_argument")
 }
 
@@ -169,7 +170,7 @@ func TestFoldNeedsAnOwner(t *testing.T) {
 	if n := len(queryAll(t, dialHTTP(t, endpoint, tok, nil), f.Handle, "entries")); n != 410 {
 		t.Errorf("%d entries, want 410", n)
 	}
-	wantCode(t, call(t, dialHTTP(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+	wantCode(t, call(t, dialHTTP(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 }
 
 // TestFoldPerConnection: two connections with no session ID (stdio-like)
@@ -185,7 +186,7 @@ func TestFoldPerConnection(t *testing.T) {
 	if r := call(t, one, "result_query", map[string]any{"handle": f.Handle, "path": "entries.399.path"}); r.text != `{"path":"entries.399.path","value":"file-with-a-longish-name-0399.md","total":32,"offset":0}` {
 		t.Errorf("own handle: %s", r.text)
 	}
-	wantCode(t, call(t, two, "result_query", map[string]any{"handle": f.Handle}), fold.CodeHandleNotFound)
+	wantCode(t, call(t, two, "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 }
 
 // TestGrepFoldsOnlyWhenLarge: a small grep answers inline, a large one

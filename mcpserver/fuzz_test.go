@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // FuzzTokensFile: any bytes either fail to parse or give identities that
@@ -48,14 +49,14 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a readArgs
 		if e := decodeArgs(b, &a); e != nil {
-			if e.Code != reader.CodeInvalidArgument {
+			if e.Code != toolerr.CodeInvalidArgument {
 				t.Fatalf("code %s", e.Code)
 			}
 		} else {
 			args := reader.Args{URI: a.URI, URIs: a.URIs, Offset: a.Offset, Limit: a.Limit, MaxTokens: a.MaxTokens, Cursor: a.Cursor}
 			paged, err := args.Paged()
 			if err != nil {
-				if reader.AsError(err).Code != reader.CodeInvalidArgument {
+				if reader.AsError(err).Code != toolerr.CodeInvalidArgument {
 					t.Fatal(err)
 				}
 			} else if paged && (a.Offset != nil || a.Limit != nil || len(a.URIs) > 0 || *a.MaxTokens <= 0) {
@@ -63,7 +64,7 @@ func FuzzToolArguments(f *testing.F) {
 			}
 		}
 		var l listArgs
-		if e := decodeArgs(b, &l); e != nil && e.Code != reader.CodeInvalidArgument {
+		if e := decodeArgs(b, &l); e != nil && e.Code != toolerr.CodeInvalidArgument {
 			t.Fatalf("code %s", e.Code)
 		}
 	})
@@ -79,7 +80,7 @@ func FuzzGrepPattern(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern string, literal bool, text string) {
 		g, e := newGrepper(grepArgs{Pattern: pattern, Literal: literal}, DefaultMaxAnswerBytes)
 		if e != nil {
-			if e.Code != reader.CodeInvalidArgument {
+			if e.Code != toolerr.CodeInvalidArgument {
 				t.Fatalf("code %s", e.Code)
 			}
 			return

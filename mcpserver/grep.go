@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Limits of grep.
@@ -134,7 +134,7 @@ type grepper struct {
 	chunk    int // chunkBytes, but for tests
 }
 
-func newGrepper(a grepArgs, maxBytes int) (*grepper, *reader.Error) {
+func newGrepper(a grepArgs, maxBytes int) (*grepper, *toolerr.Error) {
 	g := &grepper{context: 0, max: DefaultMaxMatches, maxBytes: maxBytes, chunk: chunkBytes}
 	if a.Context != nil {
 		g.context = *a.Context

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 func listing(t *testing.T, r result) Listing {
@@ -70,7 +70,7 @@ func TestList(t *testing.T) {
 	if got := paths(listing(t, call(t, ca, "list", map[string]any{"recursive": true}))); got != "README.md docs/ docs/a.md docs/b.go docs/deep/ docs/deep/c.md" {
 		t.Fatalf("alice sees %s", got)
 	}
-	wantCode(t, call(t, ca, "list", map[string]any{"uri": "net"}), reader.CodeNotFound)
+	wantCode(t, call(t, ca, "list", map[string]any{"uri": "net"}), toolerr.CodeNotFound)
 
 	// The cap, said out loud.
 	for i := range 30 {
@@ -92,6 +92,6 @@ func TestList(t *testing.T) {
 		{"glob": "[bad"},
 		{"bogus": 1},
 	} {
-		wantCode(t, call(t, local, "list", args), reader.CodeInvalidArgument)
+		wantCode(t, call(t, local, "list", args), toolerr.CodeInvalidArgument)
 	}
 }

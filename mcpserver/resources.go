@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // resourcePageSize is how many files one resources/list answer holds.
@@ -64,7 +65,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 // params with the error body of the page contract as data.
 func resourceError(uri string, err error) error {
 	e := reader.AsError(err)
-	if e.Code == reader.CodeNotFound {
+	if e.Code == toolerr.CodeNotFound {
 		return mcp.ResourceNotFoundError(uri)
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message, Data: e.JSON()}

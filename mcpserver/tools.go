@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Limits of the tools' arguments.
@@ -81,7 +82,7 @@ func (s *Server) addTools() {
 
 // decodeArgs reads a tool's arguments strictly: unknown names and wrong
 // types are invalid_argument.
-func decodeArgs(raw json.RawMessage, v any) *reader.Error {
+func decodeArgs(raw json.RawMessage, v any) *toolerr.Error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
@@ -114,7 +115,7 @@ func kind(goType string) string {
 	return goType
 }
 
-func errorResult(e *reader.Error) *mcp.CallToolResult {
+func errorResult(e *toolerr.Error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(e.JSON())}}}
 }
 
@@ -129,7 +130,7 @@ func (s *Server) toolError(err error) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	e := reader.AsError(err)
-	if e.Code == reader.CodeInternal && !errors.Is(err, context.Canceled) {
+	if e.Code == toolerr.CodeInternal && !errors.Is(err, context.Canceled) {
 		s.log.Error("tool failed", "err", err)
 	}
 	return errorResult(e), nil
@@ -222,12 +223,12 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 
 // overBound is the error of lines that would take an answer of used bytes
 // past the bound.
-func overBound(name string, size, used, bound int) *reader.Error {
+func overBound(name string, size, used, bound int) *toolerr.Error {
 	msg := fmt.Sprintf("the lines of %s are %d bytes, over the answer bound of %d bytes", name, size, bound)
 	if used > 0 {
 		msg = fmt.Sprintf("the lines of %s are %d bytes, and with the %d bytes before them the answer would pass its bound of %d bytes; read this file alone", name, size, used, bound)
 	}
-	return &reader.Error{Code: reader.CodeTooLarge, Message: msg + ": read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)"}
+	return &toolerr.Error{Code: toolerr.CodeTooLarge, Message: msg + ": read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)"}
 }
 
 type listArgs struct {
@@ -338,8 +339,8 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	return s.answer(ctx, req, c, b), nil
 }
 
-func invalid(msg string) *reader.Error {
-	return &reader.Error{Code: reader.CodeInvalidArgument, Message: msg}
+func invalid(msg string) *toolerr.Error {
+	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg}
 }
 
 // marshalCompact is JSON without HTML escaping, as pages are.

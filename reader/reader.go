@@ -9,6 +9,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // MaxTokensLimit is the largest max_tokens a read accepts.
@@ -47,19 +48,19 @@ func (a Args) Paged() (bool, error) {
 	paged := a.MaxTokens != nil || a.Cursor != ""
 	switch {
 	case paged && (a.Offset != nil || a.Limit != nil):
-		return false, newError(CodeInvalidArgument, nil, "max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
 	case paged && len(a.URIs) > 0:
-		return false, newError(CodeInvalidArgument, nil, "max_tokens and cursor read one file: pass uri, not uris")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor read one file: pass uri, not uris")
 	case a.URI != "" && len(a.URIs) > 0:
-		return false, newError(CodeInvalidArgument, nil, "pass uri or uris, not both")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "pass uri or uris, not both")
 	case a.URI == "" && len(a.URIs) == 0:
-		return false, newError(CodeInvalidArgument, nil, "uri is required")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "uri is required")
 	case a.Cursor != "" && a.MaxTokens == nil:
-		return false, newError(CodeInvalidArgument, nil, "a cursor continues a paged read: pass max_tokens with it")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "a cursor continues a paged read: pass max_tokens with it")
 	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
-		return false, newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
 	case a.Offset != nil && *a.Offset < 0:
-		return false, newError(CodeInvalidArgument, nil, "offset must be 0 or more (lines from the start)")
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "offset must be 0 or more (lines from the start)")
 	}
 	return paged, nil
 }
@@ -80,7 +81,7 @@ type PageRequest struct {
 // a changed file is a version_conflict.
 func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) {
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return pager.Page{}, newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+		return pager.Page{}, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
 	f, st, err := r.start(req)
 	if err != nil {
@@ -98,7 +99,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 // end of the file, all from one snapshot.
 func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Page) error) error {
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return newError(CodeInvalidArgument, nil, "max_tokens must be between 1 and %d", MaxTokensLimit)
+		return toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
 	f, st, err := r.start(req)
 	if err != nil {
@@ -163,11 +164,11 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, c
 	return snap, nil
 }
 
-func conflict(uri, now string) *Error {
+func conflict(uri, now string) *toolerr.Error {
 	if now != "" {
 		now = " (now version " + now + ")"
 	}
-	return newError(CodeVersionConflict, nil, "%s changed since the cursor was issued%s; restart the read without a cursor", uri, now)
+	return toolerr.New(toolerr.CodeVersionConflict, "%s changed since the cursor was issued%s; restart the read without a cursor", uri, now)
 }
 
 // fit cuts the page of window, which starts at st.Offset.
@@ -205,7 +206,7 @@ func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, wi
 // after "\n".
 func (r *Reader) Lines(ctx context.Context, name string, offset, limit int) (uri string, text []byte, err error) {
 	if offset < 0 {
-		return "", nil, newError(CodeInvalidArgument, nil, "offset must be 0 or more (lines from the start)")
+		return "", nil, toolerr.New(toolerr.CodeInvalidArgument, "offset must be 0 or more (lines from the start)")
 	}
 	f, err := r.fs.Regular(name)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 type fixture struct {
@@ -165,7 +166,7 @@ func TestChangedFileIsVersionConflict(t *testing.T) {
 		t.Fatal("could not keep size and mtime")
 	}
 	_, err = fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor})
-	if code(err) != CodeVersionConflict {
+	if code(err) != toolerr.CodeVersionConflict {
 		t.Fatalf("err = %v, want version_conflict", err)
 	}
 	if strings.Contains(err.Error(), "B-") {
@@ -173,12 +174,12 @@ func TestChangedFileIsVersionConflict(t *testing.T) {
 	}
 	// Shrunk below the cursor's offset: a conflict too.
 	fx.write(t, "f.txt", "short")
-	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != CodeVersionConflict {
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != toolerr.CodeVersionConflict {
 		t.Fatalf("shrunk file: %v", err)
 	}
 	// Deleted: not_found.
 	os.Remove(p)
-	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != CodeNotFound {
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != toolerr.CodeNotFound {
 		t.Fatalf("deleted file: %v", err)
 	}
 }
@@ -199,10 +200,10 @@ func TestCursorBinding(t *testing.T) {
 		req  PageRequest
 		want string
 	}{
-		{"another uri", PageRequest{Name: "b.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}, CodeInvalidCursor},
-		{"another subject", PageRequest{Name: "a.txt", Subject: "bob", MaxTokens: 200, Cursor: cur}, CodeInvalidCursor},
-		{"changed", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: string(changed)}, CodeInvalidCursor},
-		{"garbage", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: "not a cursor"}, CodeInvalidCursor},
+		{"another uri", PageRequest{Name: "b.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}, toolerr.CodeInvalidCursor},
+		{"another subject", PageRequest{Name: "a.txt", Subject: "bob", MaxTokens: 200, Cursor: cur}, toolerr.CodeInvalidCursor},
+		{"changed", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: string(changed)}, toolerr.CodeInvalidCursor},
+		{"garbage", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: "not a cursor"}, toolerr.CodeInvalidCursor},
 		{"same file, other spelling", PageRequest{Name: filepath.Join(fx.dir, "a.txt"), Subject: "alice", MaxTokens: 200, Cursor: cur}, ""},
 		{"same file, URI", PageRequest{Name: first.URI, Subject: "alice", MaxTokens: 200, Cursor: cur}, ""},
 		{"other budget", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 300, Cursor: cur}, ""},
@@ -212,7 +213,7 @@ func TestCursorBinding(t *testing.T) {
 		}
 	}
 	*fx.clock = fx.clock.Add(2 * time.Hour)
-	if _, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}); code(err) != CodeCursorExpired {
+	if _, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}); code(err) != toolerr.CodeCursorExpired {
 		t.Fatalf("expired: %v", err)
 	}
 }
@@ -228,15 +229,15 @@ func TestErrors(t *testing.T) {
 		req  PageRequest
 		want string
 	}{
-		{PageRequest{Name: "f.txt", MaxTokens: 5}, CodeBudgetTooSmall},
-		{PageRequest{Name: "f.txt", MaxTokens: 0}, CodeInvalidArgument},
-		{PageRequest{Name: "f.txt", MaxTokens: MaxTokensLimit + 1}, CodeInvalidArgument},
-		{PageRequest{Name: "missing.txt", MaxTokens: 100}, CodeNotFound},
-		{PageRequest{Name: ".env", MaxTokens: 100}, CodeNotFound},
-		{PageRequest{Name: "../x", MaxTokens: 100}, CodeNotFound},
-		{PageRequest{Name: "bin.dat", MaxTokens: 100}, CodeNotText},
-		{PageRequest{Name: "big.txt", MaxTokens: 100}, CodeTooLarge},
-		{PageRequest{Name: "dir", MaxTokens: 100}, CodeInvalidArgument},
+		{PageRequest{Name: "f.txt", MaxTokens: 5}, toolerr.CodeBudgetTooSmall},
+		{PageRequest{Name: "f.txt", MaxTokens: 0}, toolerr.CodeInvalidArgument},
+		{PageRequest{Name: "f.txt", MaxTokens: MaxTokensLimit + 1}, toolerr.CodeInvalidArgument},
+		{PageRequest{Name: "missing.txt", MaxTokens: 100}, toolerr.CodeNotFound},
+		{PageRequest{Name: ".env", MaxTokens: 100}, toolerr.CodeNotFound},
+		{PageRequest{Name: "../x", MaxTokens: 100}, toolerr.CodeNotFound},
+		{PageRequest{Name: "bin.dat", MaxTokens: 100}, toolerr.CodeNotText},
+		{PageRequest{Name: "big.txt", MaxTokens: 100}, toolerr.CodeTooLarge},
+		{PageRequest{Name: "dir", MaxTokens: 100}, toolerr.CodeInvalidArgument},
 	} {
 		_, err := fx.page(t, tc.req)
 		if code(err) != tc.want {
@@ -268,14 +269,14 @@ func TestArgs(t *testing.T) {
 		{Args{URIs: []string{"a", "b"}}, false, ""},
 		{Args{URI: "f", MaxTokens: n(100)}, true, ""},
 		{Args{URI: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
-		{Args{URI: "f", Cursor: "c"}, false, CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Offset: n(0)}, false, CodeInvalidArgument},
-		{Args{URI: "f", Cursor: "c", Limit: n(3)}, false, CodeInvalidArgument},
-		{Args{URIs: []string{"a"}, MaxTokens: n(100)}, false, CodeInvalidArgument},
-		{Args{URI: "f", URIs: []string{"a"}}, false, CodeInvalidArgument},
-		{Args{}, false, CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(0)}, false, CodeInvalidArgument},
-		{Args{URI: "f", Offset: n(-1)}, false, CodeInvalidArgument},
+		{Args{URI: "f", Cursor: "c"}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Offset: n(0)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", Cursor: "c", Limit: n(3)}, false, toolerr.CodeInvalidArgument},
+		{Args{URIs: []string{"a"}, MaxTokens: n(100)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", URIs: []string{"a"}}, false, toolerr.CodeInvalidArgument},
+		{Args{}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", Offset: n(-1)}, false, toolerr.CodeInvalidArgument},
 	} {
 		paged, err := tc.args.Paged()
 		if code(err) != tc.want || (err == nil && paged != tc.paged) {

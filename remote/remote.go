@@ -16,7 +16,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Client is one session with a server.
@@ -59,8 +59,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func (c *Client) Close() error { return c.cs.Close() }
 
 // Call calls a tool and returns the text of its answer. An answer with
-// isError is returned as a *reader.Error when its text is the contract's
-// error body, and as a CodeInternal *reader.Error with the text otherwise.
+// isError is returned as a *toolerr.Error when its text is the contract's
+// error body, and as a CodeInternal *toolerr.Error with the text otherwise.
 func (c *Client) Call(ctx context.Context, tool string, args map[string]any) ([]byte, error) {
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -83,17 +83,13 @@ func (c *Client) Call(ctx context.Context, tool string, args map[string]any) ([]
 	return []byte(text.String()), nil
 }
 
-func asError(body string) *reader.Error {
-	var b struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+// asError is the error of an answer with isError: its error body, or the
+// text as an internal error when it is not one.
+func asError(body string) *toolerr.Error {
+	if e, ok := toolerr.Parse([]byte(body)); ok {
+		return e
 	}
-	if json.Unmarshal([]byte(body), &b) != nil || b.Error.Code == "" {
-		return &reader.Error{Code: reader.CodeInternal, Message: "the server answered an error: " + body}
-	}
-	return &reader.Error{Code: b.Error.Code, Message: b.Error.Message}
+	return toolerr.New(toolerr.CodeInternal, "the server answered an error: %s", body)
 }
 
 // Page reads one page of uri.
@@ -148,7 +144,7 @@ type listAnswer struct {
 // a server without list), it is the one file.
 func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
 	text, err := c.Call(ctx, "list", map[string]any{"uri": uri, "recursive": true, "max_entries": 10000})
-	var e *reader.Error
+	var e *toolerr.Error
 	if errors.As(err, &e) {
 		return []string{uri}, nil
 	}

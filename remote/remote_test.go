@@ -15,7 +15,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // serve serves dir with folio's server on loopback, with one token.
@@ -98,7 +98,7 @@ func TestClient(t *testing.T) {
 		t.Fatalf("%d pages; equal %v", pages, bytes.Equal(got, long))
 	}
 	for _, err := range c.Pages(ctx, ".env", 300) {
-		if e := (*reader.Error)(nil); !errors.As(err, &e) || e.Code != reader.CodeNotFound {
+		if e := (*toolerr.Error)(nil); !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
 			t.Fatalf("%v", err)
 		}
 	}
@@ -106,16 +106,16 @@ func TestClient(t *testing.T) {
 	if files, err := c.Files(ctx, "a.md"); err != nil || !slices.Equal(files, []string{"a.md"}) {
 		t.Fatalf("%q %v", files, err)
 	}
-	// Error bodies come back as *reader.Error with their code.
+	// Error bodies come back as *toolerr.Error with their code.
 	_, err = c.Page(ctx, ".env", 500, "")
-	var e *reader.Error
-	if !errors.As(err, &e) || e.Code != reader.CodeNotFound {
+	var e *toolerr.Error
+	if !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
 		t.Fatalf("%v", err)
 	}
 	if _, err := c.Call(ctx, "no-such-tool", nil); err == nil {
 		t.Fatal("an unknown tool answered")
 	}
-	if e := asError("plain words"); e.Code != reader.CodeInternal {
+	if e := asError("plain words"); e.Code != toolerr.CodeInternal {
 		t.Fatalf("%+v", e)
 	}
 }

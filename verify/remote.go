@@ -13,10 +13,11 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Source pages files through a server with folio's page contract. Its
-// errors are *reader.Error when the server answered with an error body.
+// errors are *toolerr.Error when the server answered with an error body.
 type Source interface {
 	// Files returns the URIs of the files under uri, or uri itself when it
 	// is a file.
@@ -84,7 +85,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 			cur = *p.NextCursor
 		}
 		if e := reader.AsError(err); e != nil {
-			if i == 0 && len(pages) == 0 && (e.Code == reader.CodeNotText || e.Code == reader.CodeTooLarge || e.Code == reader.CodeNotFound) {
+			if i == 0 && len(pages) == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {
 				return fileResult{skipCode: e.Code}
 			}
 			fail(budget, "page %d: %s: %s", len(pages)+1, e.Code, e.Message)

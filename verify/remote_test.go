@@ -10,6 +10,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // readerSource serves pages from a real reader, the way folio serve does,
@@ -116,5 +117,5 @@ func (failingSource) Page(_ context.Context, _ string, _ int, cur string) ([]byt
 	if cur == "" {
 		return []byte(`{"uri":"file:///x","content":"a","version":"` + fmt.Sprintf("%032x", 0) + `","has_more":true,"next_cursor":"c"}`), nil
 	}
-	return nil, &reader.Error{Code: reader.CodeVersionConflict, Message: "changed"}
+	return nil, &toolerr.Error{Code: toolerr.CodeVersionConflict, Message: "changed"}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Options say what to verify and how.
@@ -193,7 +194,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 			return nil
 		})
 		if e := reader.AsError(err); e != nil {
-			if i == 0 && (e.Code == reader.CodeNotText || e.Code == reader.CodeTooLarge || e.Code == reader.CodeNotFound) {
+			if i == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {
 				return fileResult{skipCode: e.Code}
 			}
 			fail(budget, "%s: %s", e.Code, e.Message)

@@ -16,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 func setup(t *testing.T, files map[string]string) (*fsview.FS, *reader.Reader, string) {
@@ -65,8 +66,8 @@ func TestRun(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("failures: %+v", rep.Failures)
 	}
-	if rep.Files != 23 || calls != 25 || rep.Skipped != 3 || rep.SkippedBy[reader.CodeNotText] != 1 ||
-		rep.SkippedBy[reader.CodeNotFound] != 1 || rep.SkippedBy[reader.CodeTooLarge] != 1 {
+	if rep.Files != 23 || calls != 25 || rep.Skipped != 3 || rep.SkippedBy[toolerr.CodeNotText] != 1 ||
+		rep.SkippedBy[toolerr.CodeNotFound] != 1 || rep.SkippedBy[toolerr.CodeTooLarge] != 1 {
 		t.Fatalf("report %+v (%d progress calls)", rep, calls)
 	}
 	if rep.LargestPage > 2000 || rep.MeanFill < 0.95 || rep.MeanFill > 1 {

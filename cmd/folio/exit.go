@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Exit codes that scripts can branch on.
@@ -26,17 +26,17 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // exitCode is the exit code of a read error code.
 func exitCode(code string) int {
 	switch code {
-	case reader.CodeInvalidArgument:
+	case toolerr.CodeInvalidArgument:
 		return exitInvalidArgument
-	case reader.CodeNotFound:
+	case toolerr.CodeNotFound:
 		return exitNotFound
-	case reader.CodeNotText, reader.CodeTooLarge:
+	case toolerr.CodeNotText, toolerr.CodeTooLarge:
 		return exitNotText
-	case reader.CodeInvalidCursor, reader.CodeCursorExpired:
+	case toolerr.CodeInvalidCursor, toolerr.CodeCursorExpired:
 		return exitInvalidCursor
-	case reader.CodeVersionConflict:
+	case toolerr.CodeVersionConflict:
 		return exitVersionConflict
-	case reader.CodeBudgetTooSmall:
+	case toolerr.CodeBudgetTooSmall:
 		return exitBudgetTooSmall
 	}
 	return exitFailure

@@ -11,6 +11,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // localSubject is the subject of every command-line read.
@@ -191,5 +192,5 @@ func fail(c *cli.Context, paged bool, err error) error {
 
 // usageError is an invalid_argument read error.
 func usageError(c *cli.Context, msg string) error {
-	return &reader.Error{Code: reader.CodeInvalidArgument, Message: msg + " (see folio help " + c.Command.Name + ")"}
+	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg + " (see folio help " + c.Command.Name + ")"}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // localName makes a command-line path absolute against the working
@@ -72,7 +73,7 @@ func cursorKeyFile(c *cli.Context) (string, error) {
 func pagerCounter(c *cli.Context) (pager.Counter, error) {
 	counter, err := pager.NewCounter(c.String("tokenizer"))
 	if err != nil {
-		return nil, &reader.Error{Code: reader.CodeInvalidArgument, Message: err.Error()}
+		return nil, &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: err.Error()}
 	}
 	return counter, nil
 }
