@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -72,26 +73,12 @@ func newTestFolder(t testing.TB, store Store, clk *clock, opt Options) *Folder {
 	return f
 }
 
-// bigListing is a listing-like answer of n entries, about 60 bytes each.
-func bigListing(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"uri":"file:///src","entries":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"path":"dir%d/file%05d.go","type":"file","size":%d}`, i%7, i, i*13)
-	}
-	b.WriteString(`],"truncated":false}`)
-	return []byte(b.String())
-}
-
 var alice = Owner{Session: "session-7f3a9c", Subject: "alice"}
 
 func TestFoldAndQuery(t *testing.T) {
 	ctx := context.Background()
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
-	data := bigListing(2000)
+	data := corpus.Listing(2000)
 	folded, err := f.Fold(ctx, alice, data, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +145,7 @@ func TestFoldAndQuery(t *testing.T) {
 func TestQueryErrors(t *testing.T) {
 	ctx := context.Background()
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
-	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
+	folded, err := f.Fold(ctx, alice, corpus.Listing(2000), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +185,7 @@ func TestQueryErrors(t *testing.T) {
 func TestQueryMaxTokens(t *testing.T) {
 	ctx := context.Background()
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
-	folded, err := f.Fold(ctx, alice, bigListing(2000), nil)
+	folded, err := f.Fold(ctx, alice, corpus.Listing(2000), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +226,7 @@ func TestHandleBinding(t *testing.T) {
 	ctx := context.Background()
 	store := &recordingStore{MemoryStore: NewMemoryStore(10, DefaultStoreMaxBytes, nil), puts: map[string][]byte{}}
 	f := newTestFolder(t, store, nil, Options{})
-	data := bigListing(1000)
+	data := corpus.Listing(1000)
 	folded, err := f.Fold(ctx, alice, data, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +298,7 @@ func TestHandleExpires(t *testing.T) {
 	opt := DefaultOptions()
 	opt.TTL = time.Minute
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, clk.Now), clk, opt)
-	folded, err := f.Fold(ctx, alice, bigListing(1000), nil)
+	folded, err := f.Fold(ctx, alice, corpus.Listing(1000), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +318,7 @@ func TestMemoryStoreBound(t *testing.T) {
 	f := newTestFolder(t, NewMemoryStore(3, DefaultStoreMaxBytes, nil), nil, Options{})
 	var handles []string
 	for range 5 {
-		folded, err := f.Fold(ctx, alice, bigListing(500), nil)
+		folded, err := f.Fold(ctx, alice, corpus.Listing(500), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +353,7 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
 		wide.Values = append(wide.Values, obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
 	}
-	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": bigListing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)}), "long key": Marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
+	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": corpus.Listing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)}), "long key": Marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
 		folded, err := f.Fold(ctx, alice, data, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -383,7 +370,7 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 func TestFoldRespectsOutputSchema(t *testing.T) {
 	ctx := context.Background()
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
-	data := bigListing(1000)
+	data := corpus.Listing(1000)
 	strict := json.RawMessage(`{"type":"object","properties":{"entries":{"type":"array"}},"required":["entries"]}`)
 	if _, err := f.Fold(ctx, alice, data, strict); err == nil {
 		t.Error("a schema that requires entries admitted the folded form")
@@ -415,7 +402,7 @@ func TestNewValidates(t *testing.T) {
 
 func TestQueryBoundsFields(t *testing.T) {
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
-	folded, err := f.Fold(context.Background(), alice, bigListing(1000), nil)
+	folded, err := f.Fold(context.Background(), alice, corpus.Listing(1000), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

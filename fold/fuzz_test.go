@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -31,7 +32,7 @@ func FuzzQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	ctx := context.Background()
-	folded, err := folder.Fold(ctx, alice, bigListing(200), nil)
+	folded, err := folder.Fold(ctx, alice, corpus.Listing(200), nil)
 	if err != nil {
 		f.Fatal(err)
 	}

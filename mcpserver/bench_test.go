@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/fold/boltstore"
+	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/pager"
 )
@@ -148,14 +150,14 @@ func BenchmarkResultQueryHTTP(b *testing.B) {
 	stores := map[string]func(b *testing.B) fold.Store{
 		"memory": func(*testing.B) fold.Store { return fold.NewMemoryStore(1000, fold.DefaultStoreMaxBytes, nil) },
 		"bolt": func(b *testing.B) fold.Store {
-			s, err := fold.OpenBoltStore(filepath.Join(b.TempDir(), "h.db"), fold.DefaultStoreMaxBytes, nil)
+			s, err := boltstore.Open(filepath.Join(b.TempDir(), "h.db"), fold.DefaultStoreMaxBytes, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			return s
 		},
 		"redis": func(b *testing.B) fold.Store {
-			s, err := fold.OpenRedisStore(redistest.Shared(b).URL)
+			s, err := redisstore.Open(redistest.Shared(b).URL, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

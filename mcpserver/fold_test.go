@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/toolerr"
@@ -244,7 +245,7 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 		e.write(t, fmt.Sprintf("file-with-a-longish-name-%04d.md", i), "x")
 	}
 	srv := redistest.Start(t)
-	store, err := fold.OpenRedisStore(srv.URL)
+	store, err := redisstore.Open(srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

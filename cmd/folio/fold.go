@@ -1,16 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/fold/boltstore"
+	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/keyfile"
 	"github.com/folio-mcp/folio/pager"
 )
@@ -45,17 +46,9 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := fold.OpenStore(c.String("handle-store"), fold.StoreOptions{MaxEntries: c.Int("handle-store-max-entries"), MaxBytes: c.Int64("handle-store-max-bytes")})
+	store, err := openStore(c, log)
 	if err != nil {
 		return nil, nil, err
-	}
-	if r, ok := store.(*fold.RedisStore); ok {
-		// go-redis logs to the standard logger; its news goes to the
-		// debug log, as folio warns of a failed store itself.
-		redis.SetLogger(redisLog{log})
-		if err := r.Ping(c.Context); err != nil {
-			log.Warn("the Redis handle store does not answer now; large answers go whole until it does", "err", err)
-		}
 	}
 	folder, err := fold.New(secrets[len(secrets)-1], store, counter, fold.Options{
 		ThresholdBytes: c.Int("fold-threshold-bytes"),
@@ -71,9 +64,34 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 	return folder, func() { store.Close() }, nil
 }
 
-// redisLog passes go-redis's messages to the debug log.
-type redisLog struct{ log *slog.Logger }
-
-func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+// openStore opens the store --handle-store names: "memory", "bolt:PATH" (an
+// embedded bbolt file, kept across restarts) or "redis://HOST:PORT/DB" (a
+// Redis server, shared by replicas).
+func openStore(c *cli.Context, log *slog.Logger) (fold.Store, error) {
+	spec, maxBytes := c.String("handle-store"), c.Int64("handle-store-max-bytes")
+	if maxBytes < 1 {
+		return nil, fmt.Errorf("--handle-store-max-bytes must be positive, not %d", maxBytes)
+	}
+	switch {
+	case spec == "memory":
+		if n := c.Int("handle-store-max-entries"); n < 1 {
+			return nil, fmt.Errorf("--handle-store-max-entries: the memory store needs room for at least one entry, not %d", n)
+		}
+		return fold.NewMemoryStore(c.Int("handle-store-max-entries"), int(maxBytes), time.Now), nil
+	case strings.HasPrefix(spec, "bolt:"):
+		if len(spec) == len("bolt:") {
+			return nil, fmt.Errorf("--handle-store %q: give a file, as bolt:PATH", spec)
+		}
+		return boltstore.Open(spec[len("bolt:"):], maxBytes, time.Now)
+	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
+		s, err := redisstore.Open(spec, log)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Ping(c.Context); err != nil {
+			log.Warn("the Redis handle store does not answer now; large answers go whole until it does", "err", err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("--handle-store: unknown store %q: want memory, bolt:PATH or redis://HOST:PORT/DB", spec)
 }

@@ -298,6 +298,11 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file"},
 		{[]string{"--root", filepath.Join(dir, "missing")}, "root"},
 		{[]string{"--root", dir, "--handle-store", "postgres://x"}, "unknown store"},
+		{[]string{"--root", dir, "--handle-store", "mem"}, "unknown store"},
+		{[]string{"--root", dir, "--handle-store", "redis:/x"}, "unknown store"},
+		{[]string{"--root", dir, "--handle-store", "bolt:"}, "bolt:PATH"},
+		{[]string{"--root", dir, "--handle-store-max-entries", "0"}, "at least one entry"},
+		{[]string{"--root", dir, "--handle-store-max-bytes", "0"}, "must be positive"},
 		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
 		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
 	} {

@@ -1,7 +1,7 @@
 // Package corpus gives benchmarks and tests real text of a known kind and
 // size: Go source and Markdown from the Go distribution (on every machine
-// that builds folio), and CJK-heavy Markdown made from a fixed list of
-// phrases.
+// that builds folio), CJK-heavy Markdown made from a fixed list of
+// phrases, and listing-like JSON answers.
 package corpus
 
 import (
@@ -126,4 +126,19 @@ func writeCJK(buf *bytes.Buffer, size int) {
 		}
 		buf.WriteString("。\n")
 	}
+}
+
+// Listing is a listing-like JSON answer of n entries, about 60 bytes each,
+// for the handle stores' tests and benchmarks.
+func Listing(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"uri":"file:///src","entries":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"path":"dir%d/file%05d.go","type":"file","size":%d}`, i%7, i, i*13)
+	}
+	b.WriteString(`],"truncated":false}`)
+	return []byte(b.String())
 }

@@ -1,4 +1,6 @@
-package fold
+// Package boltstore is the bbolt store of folded answers: handles that
+// survive a restart of a single server.
+package boltstore
 
 import (
 	"bytes"
@@ -8,13 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/folio-mcp/folio/fold"
 	bolt "go.etcd.io/bbolt"
 )
 
-// BoltStore keeps records in a bbolt file, so that handles survive a
+// Store keeps records in a bbolt file, so that handles survive a
 // restart, at most maxBytes of them: past that, those that expire first go
 // first. One process at a time holds the file.
-type BoltStore struct {
+type Store struct {
 	db       *bolt.DB
 	now      func() time.Time
 	maxBytes int64
@@ -30,21 +33,21 @@ var (
 	boltExpiry = []byte("expiry")
 )
 
-// OpenBoltStore opens or creates the bbolt file at path (mode 0600),
+// Open opens or creates the bbolt file at path (mode 0600),
 // bounded to maxBytes of records, and drops the records that expired while
 // it was closed.
-func OpenBoltStore(path string, maxBytes int64, now func() time.Time) (*BoltStore, error) {
+func Open(path string, maxBytes int64, now func() time.Time) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
 	if maxBytes <= 0 {
-		return nil, fmt.Errorf("fold: bolt store %s: the byte bound must be positive", path)
+		return nil, fmt.Errorf("bolt store %s: the byte bound must be positive", path)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
-		return nil, fmt.Errorf("fold: bolt store %s: %w (is another folio using it?)", path, err)
+		return nil, fmt.Errorf("bolt store %s: %w (is another folio using it?)", path, err)
 	}
-	s := &BoltStore{db: db, now: now, maxBytes: maxBytes}
+	s := &Store{db: db, now: now, maxBytes: maxBytes}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{boltRecords, boltExpiry} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -62,7 +65,7 @@ func OpenBoltStore(path string, maxBytes int64, now func() time.Time) (*BoltStor
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("fold: bolt store %s: %w", path, err)
+		return nil, fmt.Errorf("bolt store %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -70,7 +73,7 @@ func OpenBoltStore(path string, maxBytes int64, now func() time.Time) (*BoltStor
 // sweep drops the expired records, and then those that expire first until
 // room bytes more fit in the bound. It runs inside an update, with s.mu
 // held: when the update fails, the caller sets s.bytes back.
-func (s *BoltStore) sweep(tx *bolt.Tx, room int64) error {
+func (s *Store) sweep(tx *bolt.Tx, room int64) error {
 	now := uint64(s.now().UnixMilli())
 	records, expiry := tx.Bucket(boltRecords), tx.Bucket(boltExpiry)
 	c := expiry.Cursor()
@@ -89,10 +92,10 @@ func (s *BoltStore) sweep(tx *bolt.Tx, room int64) error {
 // Put keeps record under key, after dropping the expired records and
 // those that expire first past the byte bound. A record larger than the
 // whole bound is refused.
-func (s *BoltStore) Put(_ context.Context, key string, record []byte, expires time.Time) error {
+func (s *Store) Put(_ context.Context, key string, record []byte, expires time.Time) error {
 	size := int64(8 + len(record))
 	if size > s.maxBytes {
-		return fmt.Errorf("%w (%d bytes, the bound is %d)", ErrRecordTooLarge, len(record), s.maxBytes)
+		return fmt.Errorf("%w (%d bytes, the bound is %d)", fold.ErrRecordTooLarge, len(record), s.maxBytes)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,12 +128,12 @@ func (s *BoltStore) Put(_ context.Context, key string, record []byte, expires ti
 }
 
 // Get returns the record under key.
-func (s *BoltStore) Get(_ context.Context, key string) ([]byte, error) {
+func (s *Store) Get(_ context.Context, key string) ([]byte, error) {
 	var out []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(boltRecords).Get([]byte(key))
 		if len(v) < 8 || int64(binary.BigEndian.Uint64(v)) <= s.now().UnixMilli() {
-			return ErrNotFound
+			return fold.ErrNotFound
 		}
 		out = bytes.Clone(v[8:])
 		return nil
@@ -139,4 +142,4 @@ func (s *BoltStore) Get(_ context.Context, key string) ([]byte, error) {
 }
 
 // Close closes the file.
-func (s *BoltStore) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
