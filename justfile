@@ -42,8 +42,8 @@ fuzz:
     go test ./fsview -run '^$' -fuzz FuzzDeny -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
-    go test ./mcpserver -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
-    go test ./mcpserver -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
+    go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
+    go test ./search -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
     go test ./fold -run '^$' -fuzz 'FuzzParse$' -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s

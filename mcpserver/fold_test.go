@@ -18,6 +18,7 @@ import (
 	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -212,7 +213,7 @@ func TestGrepFoldsOnlyWhenLarge(t *testing.T) {
 	if len(matches) != 2001 {
 		t.Fatalf("%d matches, want 2001", len(matches))
 	}
-	var m GrepLine
+	var m search.Line
 	json.Unmarshal(matches[1500], &m)
 	if m.Line != 1501 || m.Text != "line 1500: needle "+strings.Repeat("hay ", 1500%7) {
 		t.Errorf("match 1500: %s", matches[1500])

@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/search"
 )
 
-func grepResult(t *testing.T, r result) GrepResult {
+func grepResult(t *testing.T, r result) search.Result {
 	t.Helper()
 	if r.isError {
 		t.Fatalf("grep: %s", r.text)
 	}
-	var g GrepResult
+	var g search.Result
 	if err := json.Unmarshal([]byte(r.text), &g); err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func grepResult(t *testing.T, r result) GrepResult {
 }
 
 // brief writes matches as rel:line:text, with "-" for context lines.
-func brief(e *env, g GrepResult) string {
+func brief(e *env, g search.Result) string {
 	var lines []string
 	for _, m := range g.Matches {
 		sep := ":"

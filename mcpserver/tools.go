@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -308,7 +309,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 				return nil
 			}
 		}
-		entrySize := len(`{"path":"","type":"file","size":},`) + 20 + jsonLen(f.Rel)
+		entrySize := len(`{"path":"","type":"file","size":},`) + 20 + search.JSONLen(f.Rel)
 		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
 			return errFull
 		}

@@ -1,0 +1,70 @@
+package search
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/toolerr"
+)
+
+// newSearcher is New, with the error as the contract's.
+func newSearcher(o Options) (*Searcher, *toolerr.Error) {
+	g, err := New(o)
+	if err != nil {
+		return nil, err.(*toolerr.Error)
+	}
+	return g, nil
+}
+
+// FuzzGrepPattern: any pattern either is refused as invalid_argument or
+// compiles, and a line the per-line expression matches is never skipped by
+// the whole-file check.
+func FuzzGrepPattern(f *testing.F) {
+	for _, p := range []string{"a", "^b$", `\Qx`, "(?i)é", `a\b`, "[^x]", `\Ay\z`} {
+		f.Add(p, false, "a\r\nb\nxy\n")
+	}
+	f.Fuzz(func(t *testing.T, pattern string, literal bool, text string) {
+		g, e := newSearcher(Options{Pattern: pattern, Literal: literal, MaxMatches: DefaultMaxMatches})
+		if e != nil {
+			if e.Code != toolerr.CodeInvalidArgument {
+				t.Fatalf("code %s", e.Code)
+			}
+			return
+		}
+		if g.filter == nil || g.filter.MatchString(text) {
+			return
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if g.line.MatchString(strings.TrimSuffix(line, "\r")) {
+				t.Fatalf("pattern %q matches line %q, but the file check skips %q", pattern, line, text)
+			}
+		}
+	})
+}
+
+// FuzzGrepChunks: searching a file in small chunks (skipping those the
+// whole-chunk check rules out, and reading long lines a rune at a time)
+// gives the same lines, context included, as searching it in one piece.
+func FuzzGrepChunks(f *testing.F) {
+	f.Add("b", "a\nb\r\nc\nd\ne\nb\nf\n", 1, 3)
+	f.Add("^x", "x\nyy\nzzzz\nx", 2, 1)
+	f.Add("[0-9]+", "aaaaaaaa\n123\n\n\nbbbbbbbb\n4\n", 0, 5)
+	f.Fuzz(func(t *testing.T, pattern, text string, lines, chunk int) {
+		if lines < 0 || lines > 5 || chunk < 1 || chunk > 64 || !utf8.ValidString(text) {
+			return
+		}
+		g, e := newSearcher(Options{Pattern: pattern, Context: lines, MaxMatches: DefaultMaxMatches})
+		if e != nil {
+			return
+		}
+		whole := g.file(context.Background(), "u", []byte(text))
+		g.chunk = chunk
+		chunked := g.file(context.Background(), "u", []byte(text))
+		if !reflect.DeepEqual(whole.lines, chunked.lines) || whole.matches != chunked.matches {
+			t.Fatalf("pattern %q, context %d, chunk %d:\nwhole   %+v\nchunked %+v", pattern, lines, chunk, whole.lines, chunked.lines)
+		}
+	})
+}
