@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/folio-mcp/folio/internal/atomicfile"
 )
 
 // Load returns the keys of size bytes each in the file at path, oldest
@@ -75,30 +77,8 @@ func create(path string, size int) ([]byte, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
 	}
-	content := []byte(hex.EncodeToString(secret) + "\n")
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	// A hard link fails if the file exists: the first writer wins and
-	// everyone reads its key.
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	// The first writer wins and everyone reads its key.
+	if _, err := atomicfile.Create(path, []byte(hex.EncodeToString(secret)+"\n")); err != nil {
 		return nil, err
 	}
 	return read(path)

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/tokens"
 )
 
 // TestSymlinkSwapRace: while a directory and a symlink to a hidden one
@@ -373,22 +374,16 @@ func TestHandleAfterNarrowing(t *testing.T) {
 	}
 	e.write(t, "docs/a.md", "public\n")
 	bob := e.addToken(t, "bob", "docs/**", "private/**")
-	s := e.server(t, serverOpts{})
 	clock := time.Now()
-	s.cfg.Tokens.now = func() time.Time { return clock }
+	s := e.server(t, serverOpts{tokensNow: func() time.Time { return clock }})
 	cs := dialHTTP(t, serveHTTP(t, s), bob, nil)
 	f := wantFolded(t, call(t, cs, "grep", map[string]any{"pattern": "SECRET"}))
 	query := map[string]any{"handle": f.Handle, "path": "matches", "limit": 5}
 	if r := call(t, cs, "result_query", query); r.isError || !strings.Contains(r.text, "SECRET") {
 		t.Fatalf("before narrowing: %s", r.text)
 	}
-	var tf tokenFile
-	b, _ := os.ReadFile(e.tokens)
-	json.Unmarshal(b, &tf)
-	tf.Tokens[0].Allow = []string{"docs/**"}
-	b, _ = json.Marshal(tf)
-	writeAtomic(e.tokens, b)
-	clock = clock.Add(ReloadEvery)
+	e.setAllow(t, 0, "docs/**")
+	clock = clock.Add(tokens.ReloadEvery)
 	wantCode(t, call(t, cs, "result_query", query), "result_handle_not_found")
 }
 

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,7 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -193,9 +194,8 @@ func TestTokens(t *testing.T) {
 	e.write(t, "docs/a.md", strings.Repeat("docs text\n", 300))
 	e.write(t, "other/b.md", "other\n")
 	alice := e.addToken(t, "alice", "docs/**")
-	s := e.server(t, serverOpts{})
 	clock := time.Now()
-	s.cfg.Tokens.now = func() time.Time { return clock }
+	s := e.server(t, serverOpts{tokensNow: func() time.Time { return clock }})
 	url := serveHTTP(t, s)
 	for _, tok := range []string{"", "folio_wrong"} {
 		if _, err := tryDialHTTP(url, tok, nil); err == nil {
@@ -221,25 +221,20 @@ func TestTokens(t *testing.T) {
 	next := map[string]any{"uri": "docs/a.md", "max_tokens": 200, "cursor": *page.NextCursor}
 
 	// Narrow alice to other/**: the continuation stops once the file is
-	// read again, ReloadEvery after the last read.
-	var f tokenFile
-	b, _ := os.ReadFile(e.tokens)
-	json.Unmarshal(b, &f)
-	f.Tokens[0].Allow = []string{"other/**"}
-	b, _ = json.Marshal(f)
-	writeAtomic(e.tokens, b)
+	// read again, tokens.ReloadEvery after the last read.
+	e.setAllow(t, 0, "other/**")
 	if r := call(t, cs, "read", next); r.isError {
 		t.Fatalf("before the reload: %s", r.text)
 	}
-	clock = clock.Add(ReloadEvery)
+	clock = clock.Add(tokens.ReloadEvery)
 	wantCode(t, call(t, cs, "read", next), toolerr.CodeNotFound)
 	if r := call(t, cs, "read", map[string]any{"uri": "other/b.md"}); r.isError {
 		t.Fatalf("the widened list: %s", r.text)
 	}
 
 	// Revoke every token: the session's next call is refused.
-	writeAtomic(e.tokens, []byte(`{"tokens":[]}`))
-	clock = clock.Add(ReloadEvery)
+	atomicfile.Write(e.tokens, []byte(`{"tokens":[]}`))
+	clock = clock.Add(tokens.ReloadEvery)
 	if _, err := cs.CallTool(context.Background(), toolCall("read", map[string]any{"uri": "other/b.md"})); err == nil {
 		t.Fatal("a revoked token still reads")
 	}
@@ -247,13 +242,13 @@ func TestTokens(t *testing.T) {
 	// A broken file lets nobody in, and a fixed one lets them back.
 	bob := e.addToken(t, "bob")
 	os.WriteFile(e.tokens, []byte(`{"tokens":[`), 0o600)
-	clock = clock.Add(ReloadEvery)
+	clock = clock.Add(tokens.ReloadEvery)
 	if _, err := tryDialHTTP(url, bob, nil); err == nil {
 		t.Fatal("a broken tokens file let a token in")
 	}
 	os.Remove(e.tokens)
 	bob = e.addToken(t, "bob")
-	clock = clock.Add(ReloadEvery)
+	clock = clock.Add(tokens.ReloadEvery)
 	dialHTTP(t, url, bob, nil)
 }
 
@@ -278,43 +273,6 @@ func TestCheckAddress(t *testing.T) {
 		}
 		if err == nil && !tc.tokens && warn == "" {
 			t.Errorf("%s: no warning without tokens", tc.addr)
-		}
-	}
-}
-
-func TestTokensFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tokens.json")
-	tok, err := AddToken(path, "alice", []string{"docs/**"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	if strings.Contains(string(b), tok) || !strings.Contains(string(b), HashToken(tok)) {
-		t.Fatalf("the file holds %s", b)
-	}
-	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v", info.Mode())
-	}
-	tk, err := OpenTokens(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id, ok := tk.lookup(HashToken(tok)); !ok || id.Subject != "alice" || id.Allow[0] != "docs/**" {
-		t.Fatalf("lookup: %v %v", id, ok)
-	}
-	for _, bad := range []struct{ subject, glob string }{{"", ""}, {"has space", ""}, {"alice", "[bad"}} {
-		var allow []string
-		if bad.glob != "" {
-			allow = []string{bad.glob}
-		}
-		if _, err := AddToken(path, bad.subject, allow); err == nil {
-			t.Errorf("AddToken(%q, %q) passed", bad.subject, bad.glob)
-		}
-	}
-	for _, content := range []string{`{"tokens":[{"subject":"a","token_sha256":"xyz"}]}`, `{"tokens":[],"extra":1}`, `not json`} {
-		os.WriteFile(path, []byte(content), 0o600)
-		if _, err := OpenTokens(path, nil); err == nil {
-			t.Errorf("OpenTokens took %s", content)
 		}
 	}
 }

@@ -1,38 +1,11 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
 )
-
-// FuzzTokensFile: any bytes either fail to parse or give identities that
-// survive a round trip through the file format.
-func FuzzTokensFile(f *testing.F) {
-	f.Add([]byte(`{"tokens":[{"subject":"alice","token_sha256":"` + HashToken("t") + `","allow":["docs/**"]}]}`))
-	f.Add([]byte(`{"tokens":[]}`))
-	f.Add([]byte(`{"tokens":[{"subject":"a","token_sha256":"00","allow":["[x"]}]}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		byHash, err := parseTokens(b)
-		if err != nil {
-			return
-		}
-		var tf tokenFile
-		for h, id := range byHash {
-			if !sha256RE.MatchString(h) || !subjectRE.MatchString(id.Subject) {
-				t.Fatalf("accepted %q for %q", h, id.Subject)
-			}
-			tf.Tokens = append(tf.Tokens, tokenEntry{Subject: id.Subject, TokenSHA256: h, Allow: id.Allow})
-		}
-		out, _ := json.Marshal(tf)
-		again, err := parseTokens(out)
-		if err != nil || len(again) != len(byHash) {
-			t.Fatalf("round trip: %v", err)
-		}
-	})
-}
 
 // FuzzToolArguments: any arguments decode or fail as invalid_argument, and
 // a decoded mix is either refused as invalid_argument or is one clear mode.

@@ -17,8 +17,10 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/tokens"
 )
 
 // counters caches the loaded vocabularies across tests.
@@ -83,11 +85,29 @@ func (e *env) addToken(t testing.TB, subject string, allow ...string) string {
 	if e.tokens == "" {
 		e.tokens = filepath.Join(t.TempDir(), "tokens.json")
 	}
-	tok, err := AddToken(e.tokens, subject, allow)
+	tok, err := tokens.Add(e.tokens, subject, allow)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// setAllow rewrites the allow list of the i-th token in the env's tokens
+// file, as an administrator editing it would.
+func (e *env) setAllow(t testing.TB, i int, allow ...string) {
+	t.Helper()
+	var f struct {
+		Tokens []map[string]any `json:"tokens"`
+	}
+	b, err := os.ReadFile(e.tokens)
+	if err != nil || json.Unmarshal(b, &f) != nil || i >= len(f.Tokens) {
+		t.Fatalf("tokens file: %v", err)
+	}
+	f.Tokens[i]["allow"] = allow
+	b, _ = json.Marshal(f)
+	if err := atomicfile.Write(e.tokens, b); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type serverOpts struct {
@@ -104,6 +124,8 @@ type serverOpts struct {
 	grepTimeout    time.Duration
 	maxAnswerBytes int
 	bodyTimeout    time.Duration
+	// tokensNow is the tokens file's clock; time.Now when nil.
+	tokensNow func() time.Time
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -126,7 +148,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	}
 	cfg.Fold = folder
 	if e.tokens != "" && !o.local {
-		tk, err := OpenTokens(e.tokens, cfg.Logger)
+		tk, err := tokens.Open(e.tokens, cfg.Logger, o.tokensNow)
 		if err != nil {
 			t.Fatal(err)
 		}

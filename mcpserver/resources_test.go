@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zeebo/blake3"
 )
@@ -156,9 +157,8 @@ func TestUpdatesFollowRights(t *testing.T) {
 	e := newEnv(t)
 	uri := e.write(t, "docs/w.md", "v0\n")
 	alice, bob := e.addToken(t, "alice", "docs/**"), e.addToken(t, "bob", "docs/**")
-	s := e.server(t, serverOpts{})
 	clock := time.Now()
-	s.cfg.Tokens.now = func() time.Time { return clock }
+	s := e.server(t, serverOpts{tokensNow: func() time.Time { return clock }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx)
@@ -195,7 +195,7 @@ func TestUpdatesFollowRights(t *testing.T) {
 	// alice of neither.
 	b, _ := os.ReadFile(e.tokens)
 	os.WriteFile(e.tokens, []byte(strings.Replace(string(b), `"docs/**"`, `"other/**"`, 1)), 0o600)
-	clock = clock.Add(ReloadEvery)
+	clock = clock.Add(tokens.ReloadEvery)
 	os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte("after\n"), 0o644)
 	select {
 	case <-bobHeard:

@@ -22,6 +22,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokens"
 )
 
 // LocalSubject is the subject of a caller that shows no token: over stdio,
@@ -38,7 +39,7 @@ type Config struct {
 	Counter pager.Counter
 	// Tokens, when set, makes every call show a bearer token from it (so
 	// the server is for HTTP only) and see only the token's allow list.
-	Tokens *Tokens
+	Tokens *tokens.File
 	// Fold, when set, folds the large answers of list and grep into
 	// handles and serves result_query (see package fold).
 	Fold *fold.Folder
@@ -239,8 +240,8 @@ const identityKey = "folio/token_sha256"
 
 // verifyToken is the bearer-token check of every HTTP request.
 func (s *Server) verifyToken(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-	hash := HashToken(token)
-	id, ok := s.cfg.Tokens.lookup(hash)
+	hash := tokens.Hash(token)
+	id, ok := s.cfg.Tokens.Lookup(hash)
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
 	}
@@ -290,10 +291,10 @@ func grant(tokenHash string, allow []string) string {
 
 // identity looks a token's hash up in the tokens file as it is now and
 // returns its identity and the file view of its allow list.
-func (s *Server) identity(hash string) (Identity, *fsview.FS, error) {
-	id, ok := s.cfg.Tokens.lookup(hash)
+func (s *Server) identity(hash string) (tokens.Identity, *fsview.FS, error) {
+	id, ok := s.cfg.Tokens.Lookup(hash)
 	if !ok {
-		return Identity{}, nil, errUnauthorized
+		return tokens.Identity{}, nil, errUnauthorized
 	}
 	if len(id.Allow) == 0 {
 		return id, s.cfg.FS, nil

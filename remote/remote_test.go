@@ -15,6 +15,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -28,12 +29,12 @@ func serve(t *testing.T, dir string) (endpoint, token string) {
 	t.Cleanup(func() { fs.Close() })
 	ring, _ := cursor.NewRing(bytes.Repeat([]byte{3}, cursor.KeyLen))
 	c, _ := pager.NewCounter(pager.Estimate)
-	tokens := filepath.Join(t.TempDir(), "tokens.json")
-	token, err = mcpserver.AddToken(tokens, "ci", nil)
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	token, err = tokens.Add(path, "ci", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := mcpserver.OpenTokens(tokens, nil)
+	tk, err := tokens.Open(path, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokens"
 )
 
 // folioBin is the binary under test, built once.
@@ -447,7 +447,7 @@ func TestTokenAddRace(t *testing.T) {
 	stale := filepath.Join(filepath.Dir(path), ".tokens.json.tmp-123")
 	os.WriteFile(stale, []byte(`{"tok`), 0o600)
 	const runs = 30
-	tokens := make([]string, runs)
+	printed := make([]string, runs)
 	var wg sync.WaitGroup
 	for i := range runs {
 		wg.Go(func() {
@@ -455,7 +455,7 @@ func TestTokenAddRace(t *testing.T) {
 			if r.code != 0 {
 				t.Error(r.stderr)
 			}
-			tokens[i] = strings.TrimSpace(r.stdout)
+			printed[i] = strings.TrimSpace(r.stdout)
 		})
 	}
 	wg.Wait()
@@ -466,8 +466,8 @@ func TestTokenAddRace(t *testing.T) {
 	if err := json.Unmarshal(b, &f); err != nil || len(f.Tokens) != runs+1 {
 		t.Fatalf("%d entries after %d concurrent adds (%v)", len(f.Tokens), runs, err)
 	}
-	for _, tok := range tokens {
-		if !strings.Contains(string(b), mcpserver.HashToken(tok)) {
+	for _, tok := range printed {
+		if !strings.Contains(string(b), tokens.Hash(tok)) {
 			t.Errorf("printed token %.12s… is not in the file", tok)
 		}
 	}

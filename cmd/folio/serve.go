@@ -17,6 +17,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/mcpserver"
+	"github.com/folio-mcp/folio/tokens"
 )
 
 func serveCommand() *cli.Command {
@@ -69,15 +70,15 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	case c.IsSet("tokens") && addr == "":
 		return errors.New("--tokens applies to --http: over stdio the caller is the local user")
 	}
-	var tokens *mcpserver.Tokens
+	var tokenFile *tokens.File
 	if c.IsSet("tokens") {
 		var err error
-		if tokens, err = mcpserver.OpenTokens(c.String("tokens"), log); err != nil {
+		if tokenFile, err = tokens.Open(c.String("tokens"), log, nil); err != nil {
 			return err
 		}
 	}
 	if addr != "" {
-		warning, err := mcpserver.CheckAddress(addr, tokens != nil)
+		warning, err := mcpserver.CheckAddress(addr, tokenFile != nil)
 		if err != nil {
 			return err
 		}
@@ -115,7 +116,7 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		FS:                    fs,
 		Cursors:               cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
 		Counter:               counter,
-		Tokens:                tokens,
+		Tokens:                tokenFile,
 		Stateless:             c.Bool("stateless"),
 		GrepTimeout:           c.Duration("grep-timeout"),
 		MaxSessions:           c.Int("max-sessions"),

@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/folio-mcp/folio/tokens"
 	"github.com/urfave/cli/v2"
-
-	"github.com/folio-mcp/folio/mcpserver"
 )
 
 func tokenCommand() *cli.Command {
@@ -25,7 +24,7 @@ served file.`,
 				&cli.StringSliceFlag{Name: "allow", Usage: "a glob of files the token may read (repeatable)"},
 			},
 			Action: func(c *cli.Context) error {
-				tok, err := mcpserver.AddToken(c.String("tokens"), c.String("subject"), c.StringSlice("allow"))
+				tok, err := tokens.Add(c.String("tokens"), c.String("subject"), c.StringSlice("allow"))
 				if err != nil {
 					return fail(c, false, usageError(c, err.Error()))
 				}
@@ -41,7 +40,7 @@ served file.`,
 				&cli.StringFlag{Name: "subject", Required: true, Usage: "whose tokens to remove"},
 			},
 			Action: func(c *cli.Context) error {
-				n, err := mcpserver.RevokeTokens(c.String("tokens"), c.String("subject"))
+				n, err := tokens.Revoke(c.String("tokens"), c.String("subject"))
 				if err != nil {
 					return fail(c, false, usageError(c, err.Error()))
 				}

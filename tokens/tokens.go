@@ -1,4 +1,7 @@
-package mcpserver
+// Package tokens is the bearer-tokens file of folio serve --http: its
+// format, reading it again when it changes, and adding and revoking tokens
+// under a lock.
+package tokens
 
 import (
 	"bytes"
@@ -11,14 +14,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/folio-mcp/folio/internal/atomicfile"
 )
 
 // Identity is who a bearer token speaks for and what it may see.
@@ -45,9 +47,10 @@ type tokenEntry struct {
 // takes effect on the first call after it.
 const ReloadEvery = time.Second
 
-// Tokens is a bearer-token file, read again when it changes. A file that
-// cannot be read or parsed lets nobody in until it is fixed.
-type Tokens struct {
+// File is a bearer-tokens file, read again when it changes. A file that
+// cannot be read or parsed lets nobody in until it is fixed. It is safe
+// for concurrent use.
+type File struct {
 	path string
 	log  *slog.Logger
 	now  func() time.Time
@@ -58,14 +61,18 @@ type Tokens struct {
 	byHash  map[string]Identity
 }
 
-// OpenTokens reads the tokens file at path. It fails if the file cannot be
-// read or is not valid, so that serve does not start on a broken file.
-// Reloads are logged to log (nil: not logged).
-func OpenTokens(path string, log *slog.Logger) (*Tokens, error) {
+// Open reads the tokens file at path. It fails if the file cannot be read
+// or is not valid, so that serve does not start on a broken file. Reloads
+// are logged to log (nil: not logged); now is the clock that times them
+// (nil: time.Now).
+func Open(path string, log *slog.Logger, now func() time.Time) (*File, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Tokens{path: path, log: log, now: time.Now}
+	if now == nil {
+		now = time.Now
+	}
+	t := &File{path: path, log: log, now: now}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokens file: %w", err)
@@ -78,9 +85,9 @@ func OpenTokens(path string, log *slog.Logger) (*Tokens, error) {
 	return t, nil
 }
 
-// lookup returns the identity of a token, given as the hex SHA-256 of the
-// token, reading the file again when ReloadEvery has passed.
-func (t *Tokens) lookup(hash string) (Identity, bool) {
+// Lookup returns the identity of a token, given as the hex SHA-256 of the
+// token (see Hash), reading the file again when ReloadEvery has passed.
+func (t *File) Lookup(hash string) (Identity, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if now := t.now(); now.Sub(t.checked) >= ReloadEvery || now.Before(t.checked) {
@@ -91,7 +98,7 @@ func (t *Tokens) lookup(hash string) (Identity, bool) {
 	return id, ok
 }
 
-func (t *Tokens) reload() {
+func (t *File) reload() {
 	b, err := os.ReadFile(t.path)
 	if err == nil && sha256.Sum256(b) == t.sum {
 		return
@@ -151,8 +158,8 @@ func checkEntry(e tokenEntry) error {
 	return nil
 }
 
-// HashToken is the hex SHA-256 of a token, as a tokens file stores it.
-func HashToken(token string) string {
+// Hash is the hex SHA-256 of a token, as a tokens file stores it.
+func Hash(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
 }
@@ -160,14 +167,14 @@ func HashToken(token string) string {
 // tokenPrefix marks folio's tokens, so a leaked one is easy to spot.
 const tokenPrefix = "folio_"
 
-// AddToken creates a random token for subject with the given allow list,
+// Add creates a random token for subject with the given allow list,
 // stores its SHA-256 in the tokens file at path (created 0600 if missing,
 // replaced atomically) and returns the token, which is stored nowhere.
-func AddToken(path, subject string, allow []string) (string, error) {
+func Add(path, subject string, allow []string) (string, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
-	e := tokenEntry{Subject: subject, TokenSHA256: HashToken(token), Allow: allow}
+	e := tokenEntry{Subject: subject, TokenSHA256: Hash(token), Allow: allow}
 	if err := checkEntry(e); err != nil {
 		return "", err
 	}
@@ -181,12 +188,12 @@ func AddToken(path, subject string, allow []string) (string, error) {
 	return token, nil
 }
 
-// ErrNoSuchSubject: RevokeTokens found no token of the subject.
+// ErrNoSuchSubject: Revoke found no token of the subject.
 var ErrNoSuchSubject = errors.New("no token of that subject")
 
-// RevokeTokens removes every token of subject from the tokens file at path
+// Revoke removes every token of subject from the tokens file at path
 // and returns how many there were.
-func RevokeTokens(path, subject string) (int, error) {
+func Revoke(path, subject string) (int, error) {
 	n := 0
 	err := updateTokens(path, func(f *tokenFile) error {
 		kept := f.Tokens[:0]
@@ -218,7 +225,7 @@ func updateTokens(path string, change func(*tokenFile) error) error {
 	if err := flock(lock); err != nil {
 		return fmt.Errorf("locking the tokens file %s: %w", path, err)
 	}
-	removeTemps(path)
+	atomicfile.RemoveLeftovers(path)
 	var f tokenFile
 	b, err := os.ReadFile(path)
 	switch {
@@ -240,7 +247,7 @@ func updateTokens(path string, change func(*tokenFile) error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(out, '\n'))
+	return atomicfile.Write(path, append(out, '\n'))
 }
 
 // flock takes an exclusive lock on f, waiting for it.
@@ -251,40 +258,4 @@ func flock(f *os.File) error {
 			return err
 		}
 	}
-}
-
-// tempPrefix starts the name of writeAtomic's temporary file for path.
-func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
-
-// removeTemps removes the temporary files of path that writeAtomic left.
-// Only a holder of the lock may call it: no other write is under way.
-func removeTemps(path string) {
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix(path)) {
-			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
-		}
-	}
-}
-
-// writeAtomic replaces path with b through a temporary file in the same
-// directory, mode 0600.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
