@@ -101,16 +101,29 @@ func (c *Client) Page(ctx context.Context, uri string, maxTokens int, cursor str
 	return c.Call(ctx, "read", args)
 }
 
-// Pages reads uri from its start, page by page, following next_cursor to
-// the end, and yields each page's JSON as the server sent it, or the error
-// that ends the read.
-func (c *Client) Pages(ctx context.Context, uri string, maxTokens int) iter.Seq2[[]byte, error] {
+// Pages reads uri page by page from cursor ("" for the start) to the end;
+// see Follow.
+func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, cursor string) iter.Seq2[[]byte, error] {
+	return Follow(cursor, func(cur string) ([]byte, error) { return c.Page(ctx, uri, maxTokens, cur) })
+}
+
+// ErrNotAPage is the error Follow yields after a page it cannot follow:
+// not a page of the contract, or has_more without next_cursor.
+var ErrNotAPage = errors.New("the server's answer is not a page of the contract")
+
+// Follow is the one loop that follows next_cursor: it yields each page's
+// JSON that page gives, starting from cursor, as the server sent it, while
+// the page has more. An error from page is yielded and ends the read; so is
+// ErrNotAPage, after the page it is about.
+func Follow(cursor string, page func(cursor string) ([]byte, error)) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
-		cursor := ""
 		for {
-			b, err := c.Page(ctx, uri, maxTokens, cursor)
+			b, err := page(cursor)
 			if err != nil {
 				yield(nil, err)
+				return
+			}
+			if !yield(b, nil) {
 				return
 			}
 			p, err := pager.Decode(b)
@@ -118,10 +131,10 @@ func (c *Client) Pages(ctx context.Context, uri string, maxTokens int) iter.Seq2
 				err = errors.New("has_more without next_cursor")
 			}
 			if err != nil {
-				yield(nil, fmt.Errorf("the page of %s is not folio's: %w", uri, err))
+				yield(nil, fmt.Errorf("%w: %v", ErrNotAPage, err))
 				return
 			}
-			if !yield(b, nil) || !p.HasMore {
+			if !p.HasMore {
 				return
 			}
 			cursor = *p.NextCursor

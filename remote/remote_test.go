@@ -88,7 +88,7 @@ func TestClient(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "long.md"), long, 0o644)
 	var got []byte
 	pages := 0
-	for page, err := range c.Pages(ctx, "long.md", 300) {
+	for page, err := range c.Pages(ctx, "long.md", 300, "") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestClient(t *testing.T) {
 	if !bytes.Equal(got, long) || pages < 5 {
 		t.Fatalf("%d pages; equal %v", pages, bytes.Equal(got, long))
 	}
-	for _, err := range c.Pages(ctx, ".env", 300) {
+	for _, err := range c.Pages(ctx, ".env", 300, "") {
 		if e := (*toolerr.Error)(nil); !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
 			t.Fatalf("%v", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -63,26 +64,21 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 		var pages []pager.Page
 		var got bytes.Buffer
 		pageURI := uri
-		cur := ""
 		var err error
-		for n := 0; n < maxRemotePages; n++ {
-			var text []byte
-			if text, err = src.Page(ctx, uri, budget, cur); err != nil {
+		for text, ferr := range remote.Follow("", func(cur string) ([]byte, error) { return src.Page(ctx, uri, budget, cur) }) {
+			if errors.Is(ferr, remote.ErrNotAPage) {
+				break // checkPages says why
+			}
+			if err = ferr; err != nil || len(pages) == maxRemotePages {
 				break
 			}
 			pages = append(pages, pager.Page{JSON: text})
-			p, derr := pager.Decode(text)
-			if derr != nil {
-				break // checkPages says why
+			if p, err := pager.Decode(text); err == nil {
+				if len(pages) == 1 && !strings.HasPrefix(uri, "file:") {
+					pageURI = p.URI // a relative name: its canonical URI
+				}
+				got.WriteString(p.Content)
 			}
-			if n == 0 && !strings.HasPrefix(uri, "file:") {
-				pageURI = p.URI // a relative name: its canonical URI
-			}
-			got.WriteString(p.Content)
-			if !p.HasMore || p.NextCursor == nil {
-				break
-			}
-			cur = *p.NextCursor
 		}
 		if e := reader.AsError(err); e != nil {
 			if i == 0 && len(pages) == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {

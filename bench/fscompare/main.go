@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/remote"
 )
 
 func main() {
@@ -51,20 +52,20 @@ func main() {
 	defer folio.Close()
 	var cursors []string
 	var pageTokens []int
-	args := map[string]any{"uri": "big.go", "max_tokens": *budget}
 	start := time.Now()
-	for {
-		page := callText(ctx, folio, "read", args)
-		pageTokens = append(pageTokens, counter.Count(page))
-		p, err := pager.Decode([]byte(page))
+	read := func(cursor string) ([]byte, error) {
+		args := map[string]any{"uri": "big.go", "max_tokens": *budget}
+		if cursor != "" {
+			args["cursor"] = cursor
+			cursors = append(cursors, cursor)
+		}
+		return []byte(callText(ctx, folio, "read", args)), nil
+	}
+	for page, err := range remote.Follow("", read) {
 		if err != nil {
-			log.Fatalf("folio: %v: %.200s", err, page)
+			log.Fatalf("folio: %v", err)
 		}
-		if !p.HasMore {
-			break
-		}
-		cursors = append(cursors, *p.NextCursor)
-		args["cursor"] = *p.NextCursor
+		pageTokens = append(pageTokens, counter.Count(string(page)))
 	}
 	whole := time.Since(start)
 	var folioLat []time.Duration

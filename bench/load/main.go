@@ -95,7 +95,7 @@ func main() {
 				var lat []time.Duration
 				overHere, failed := 0, ""
 				t := time.Now()
-				for page, err := range c.Pages(ctx, f.name, budget) {
+				for page, err := range c.Pages(ctx, f.name, budget, "") {
 					lat = append(lat, time.Since(t))
 					if err != nil {
 						failed = fmt.Sprintf("%s at %d tokens: %v", f.name, budget, err)

@@ -157,8 +157,7 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 		_, err = out.Write(text)
 		return err
 	}
-	for cur := args.Cursor; ; {
-		text, err := cl.Page(c.Context, args.URI, *args.MaxTokens, cur)
+	for text, err := range cl.Pages(c.Context, args.URI, *args.MaxTokens, args.Cursor) {
 		if err != nil {
 			return fail(c, true, err)
 		}
@@ -168,15 +167,8 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 		if !c.Bool("all") {
 			return nil
 		}
-		p, err := pager.Decode(text)
-		if err != nil {
-			return fail(c, true, fmt.Errorf("the server's page is not a page: %w", err))
-		}
-		if !p.HasMore || p.NextCursor == nil {
-			return nil
-		}
-		cur = *p.NextCursor
 	}
+	return nil
 }
 
 // fail reports a read error: a line on stderr, the JSON error body on
