@@ -34,7 +34,9 @@ const (
 
 	// MaxOffset is the largest offset a cursor can carry.
 	MaxOffset = 1<<40 - 1
-	// VersionLen is the length of the version a cursor binds.
+	// VersionLen is the length of the version a cursor binds. It must equal
+	// fsview.VersionLen: reader puts fsview's Short version into a cursor,
+	// so the build fails when they differ.
 	VersionLen = 16
 )
 

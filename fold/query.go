@@ -273,7 +273,7 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 	fitsBytes := func(n int) bool { return n <= len(ends) && len(build(n)) <= s.threshold }
 	if q.MaxTokens == nil {
 		if !fitsBytes(want) {
-			return Answer{}, s.tooLarge(searchLast(want, fitsBytes), offset, unit)
+			return Answer{}, s.tooLarge(mostThatFit(want, fitsBytes), offset, unit)
 		}
 		return Answer{JSON: build(want)}, nil
 	}
@@ -292,7 +292,7 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 	if need := tokens(1); need > budget {
 		return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for one of the %s at %s: it needs %d; retry with max_tokens of %d or more", budget, unit, s.path(), need, need)
 	}
-	n := searchLast(want, func(n int) bool { return fitsBytes(n) && tokens(n) <= budget })
+	n := mostThatFit(want, func(n int) bool { return fitsBytes(n) && tokens(n) <= budget })
 	b := build(n)
 	return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
 }
@@ -409,8 +409,8 @@ func missingFields(fields []string, found map[string]bool) string {
 	return strings.Join(missing, ", ")
 }
 
-// searchLast returns the largest n in [1, hi] with ok(n), or 0 when ok(1)
+// mostThatFit returns the largest n in [1, hi] with ok(n), or 0 when ok(1)
 // fails, for ok true up to some point and false after.
-func searchLast(hi int, ok func(int) bool) int {
+func mostThatFit(hi int, ok func(int) bool) int {
 	return sort.Search(hi, func(i int) bool { return !ok(i + 1) })
 }

@@ -18,7 +18,9 @@ import (
 type Version [32]byte
 
 // VersionLen is how many bytes of the hash the version string shows: 128
-// bits, the first 32 hex digits of b3sum's output.
+// bits, the first 32 hex digits of b3sum's output. It must equal
+// cursor.VersionLen: reader puts a Short into a cursor, so the build fails
+// when they differ.
 const VersionLen = 16
 
 // String is the version as pages carry it: the first 32 hex digits of the
@@ -155,7 +157,7 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 			if text {
 				data := buf[:carry+n]
 				done := len(data) - incompleteTail(data)
-				if !isText(data[:done]) {
+				if !IsText(data[:done]) {
 					return fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, f.URI)
 				}
 				carry = copy(buf, data[done:])
@@ -229,7 +231,7 @@ func (v *FS) LooksText(f File) bool {
 	if n == sniffBytes {
 		b = b[:n-incompleteTail(b)]
 	}
-	return isText(b)
+	return IsText(b)
 }
 
 // incompleteTail is how many bytes at the end of b start a code point that
@@ -250,7 +252,8 @@ func incompleteTail(b []byte) int {
 	return 0
 }
 
-// isText reports whether b is valid UTF-8 without a NUL byte.
-func isText(b []byte) bool {
+// IsText reports whether b is text as folio reads it: valid UTF-8 without
+// a NUL byte.
+func IsText(b []byte) bool {
 	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
 }

@@ -25,10 +25,6 @@ import (
 	"github.com/folio-mcp/folio/tokens"
 )
 
-// LocalSubject is the subject of a caller that shows no token: over stdio,
-// and over HTTP on loopback when no tokens file is given.
-const LocalSubject = "local"
-
 // Config is what a Server serves and how.
 type Config struct {
 	// FS is the view of the served roots, with its deny list and size cap.
@@ -138,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // RunStdio serves one client over stdin and stdout until it leaves or ctx
-// ends. The caller is LocalSubject.
+// ends. The caller is reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
 	return s.mcp.Run(ctx, &mcp.StdioTransport{})
 }
@@ -190,7 +186,7 @@ func CheckAddress(addr string, withTokens bool) (warning string, err error) {
 	if !isLoopback(host) {
 		return "", fmt.Errorf("--http %s: without --tokens, folio serves only on a loopback address (127.0.0.1, [::1], localhost); give --tokens FILE to serve on %q", addr, host)
 	}
-	return "serving HTTP without --tokens: any local process can read the served files as subject " + LocalSubject, nil
+	return "serving HTTP without --tokens: any local process can read the served files as subject " + reader.LocalSubject, nil
 }
 
 func isLoopback(host string) bool {
@@ -255,7 +251,7 @@ var errUnauthorized = errors.New("no valid bearer token: the token was revoked o
 // now: a revoked token or a narrowed allow list holds from the next call.
 func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
 	if s.cfg.Tokens == nil {
-		return &caller{subject: LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
+		return &caller{subject: reader.LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
 	var ti *auth.TokenInfo
 	if extra != nil {

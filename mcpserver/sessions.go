@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/folio-mcp/folio/reader"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -50,7 +51,7 @@ func (s *Server) limitSessions(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		who := sessionOpener{subject: LocalSubject}
+		who := sessionOpener{subject: reader.LocalSubject}
 		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 			who.subject = ti.UserID
 			who.tokenHash, _ = ti.Extra[identityKey].(string)

@@ -12,6 +12,10 @@ import (
 	"github.com/folio-mcp/folio/toolerr"
 )
 
+// LocalSubject is the subject of a caller that shows no token: the command
+// line, stdio, and HTTP on loopback when no tokens file is given.
+const LocalSubject = "local"
+
 // MaxTokensLimit is the largest max_tokens a read accepts.
 const MaxTokensLimit = 1 << 24
 

@@ -3,7 +3,6 @@ package verify
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -87,8 +86,8 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 			fail(budget, "page %d: %s: %s", len(pages)+1, e.Code, e.Message)
 			continue
 		}
-		sum := blake3.Sum256(got.Bytes())
-		for _, msg := range checkPages(counter, budget, pageURI, got.Bytes(), hex.EncodeToString(sum[:fsview.VersionLen]), pages, &res) {
+		version := fsview.Version(blake3.Sum256(got.Bytes())).String()
+		for _, msg := range checkPages(counter, budget, pageURI, got.Bytes(), version, pages, &res) {
 			fail(budget, "%s", msg)
 		}
 		if first == nil {

@@ -3,7 +3,6 @@ package verify
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -189,7 +188,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 	loaded := false
 	for i, budget := range budgets {
 		var pages []pager.Page
-		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: "local", MaxTokens: budget}, func(p pager.Page) error {
+		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: reader.LocalSubject, MaxTokens: budget}, func(p pager.Page) error {
 			pages = append(pages, p)
 			return nil
 		})
@@ -207,8 +206,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 				fail(budget, "reading it again: %v", err)
 				return res
 			}
-			sum := blake3.Sum256(want)
-			wantVersion = hex.EncodeToString(sum[:fsview.VersionLen])
+			wantVersion = fsview.Version(blake3.Sum256(want)).String()
 			res.bytes = int64(len(want))
 		}
 		for _, msg := range checkPages(counter, budget, f.URI, want, wantVersion, pages, &res) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/reader"
 )
 
 // BenchmarkReadSmallFile is the wall time of one `folio read` of one page
@@ -66,7 +67,7 @@ func BenchmarkReadNearEnd(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cur, err := cursor.NewCodec(ring, 0, nil).Encode(cursor.State{Offset: size - 20000, Version: ver.Short(), Issued: time.Now()}, file.URI, localSubject)
+	cur, err := cursor.NewCodec(ring, 0, nil).Encode(cursor.State{Offset: size - 20000, Version: ver.Short(), Issued: time.Now()}, file.URI, reader.LocalSubject)
 	if err != nil {
 		b.Fatal(err)
 	}

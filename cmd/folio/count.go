@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -62,7 +60,7 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 		if err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		if !fsview.IsText(b) {
 			return nil, fmt.Errorf("%w: standard input is not valid UTF-8, or holds a NUL byte", fsview.ErrNotText)
 		}
 		return b, nil

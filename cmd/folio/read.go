@@ -14,9 +14,6 @@ import (
 	"github.com/folio-mcp/folio/toolerr"
 )
 
-// localSubject is the subject of every command-line read.
-const localSubject = "local"
-
 func tokenizerFlag() cli.Flag {
 	return &cli.StringFlag{Name: "tokenizer", Value: pager.DefaultCounter, EnvVars: []string{"FOLIO_TOKENIZER"},
 		Usage: "token counter: " + strings.Join(pager.CounterNames(), ", ")}
@@ -111,7 +108,7 @@ func readAction(c *cli.Context) error {
 		_, err = out.Write(text)
 		return err
 	}
-	req := reader.PageRequest{Name: args.URI, Subject: localSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor}
+	req := reader.PageRequest{Name: args.URI, Subject: reader.LocalSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor}
 	if !c.Bool("all") {
 		p, err := rd.Page(c.Context, req)
 		if err != nil {
