@@ -1,5 +1,7 @@
 package fold
 
+import "errors"
+
 // Preview returns the JSON value d (valid JSON) with each list cut to its
 // first items items and each string to its first chars characters. When
 // members > 0, each object also keeps only its first members members. It
@@ -12,15 +14,18 @@ func Preview(d []byte, items, chars, members int) any {
 		return cutString(s, chars)
 	case '[':
 		out := []any{}
-		i := skipSpace(d, 1)
-		for len(out) < items && i < len(d) && d[i] != ']' {
-			end := skipValue(d, i)
-			out = append(out, Preview(d[i:end], items, chars, members))
-			i = skipSpace(d, end)
-			if i < len(d) && d[i] == ',' {
-				i = skipSpace(d, i+1)
+		p := &parser{data: d, check: true, trusted: true}
+		p.each(0, ']', func() error {
+			if len(out) == items {
+				return errEnough
 			}
-		}
+			start := p.pos
+			if _, err := p.value(1); err != nil {
+				return err
+			}
+			out = append(out, Preview(d[start:p.pos], items, chars, members))
+			return nil
+		})
 		return out
 	case '{':
 		elems, _ := elements(d)
@@ -38,6 +43,9 @@ func Preview(d []byte, items, chars, members int) any {
 	v, _ := Parse(d)
 	return v
 }
+
+// errEnough stops a scan that has what it needs.
+var errEnough = errors.New("enough")
 
 // cutString returns the first n characters of s.
 func cutString(s string, n int) string {

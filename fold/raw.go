@@ -8,63 +8,7 @@ import (
 
 // A kept answer is valid JSON (Parse checked it before it was kept, and
 // GCM authenticates it), so a query walks its bytes to the value it asks
-// for without building the rest. These scanners stay in bounds on any
-// input, but only give meaningful spans on valid JSON.
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string that starts at d[i] == '"'.
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++
-		}
-	}
-	return len(d)
-}
-
-// skipValue returns the index after the value that starts at d[i].
-func skipValue(d []byte, i int) int {
-	if i >= len(d) {
-		return len(d)
-	}
-	switch d[i] {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-		depth := 0
-		for i < len(d) {
-			switch d[i] {
-			case '"':
-				i = skipString(d, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(d)
-	}
-	for i < len(d) && d[i] != ',' && d[i] != ']' && d[i] != '}' && d[i] != ' ' && d[i] != '\t' && d[i] != '\n' && d[i] != '\r' {
-		i++
-	}
-	return i
-}
+// for, with the parser in check mode, without building the rest.
 
 // span is where a value lies in the answer's bytes; key is its key when it
 // is an object's member.
@@ -74,70 +18,88 @@ type span struct {
 }
 
 // elements returns the items of the array, or the members of the object,
-// that starts at d[0]. Members are unique by key: when a key repeats, the
-// last value wins at the place of the first, as Parse reads it.
+// that starts at d[0]. Members are unique by key (see uniqueKeys), as Parse
+// reads them.
 func elements(d []byte) ([]span, error) {
+	p := &parser{data: d, check: true, trusted: true}
 	object := d[0] == '{'
-	var out []span
-	var index map[string]int
-	i := skipSpace(d, 1)
-	if i < len(d) && (d[i] == ']' || d[i] == '}') {
-		return out, nil
+	closer := byte(']')
+	if object {
+		closer = '}'
 	}
-	for i < len(d) {
+	var out []span
+	_, err := p.each(0, closer, func() error {
 		var key string
 		if object {
-			end := skipString(d, i)
-			p := parser{data: d[:end], pos: i}
-			k, err := p.string()
+			raw, err := p.memberKey()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			key = k
-			i = skipSpace(d, end)
-			i = skipSpace(d, i+1) // past the colon
-		}
-		end := skipValue(d, i)
-		s := span{key: key, start: i, end: end}
-		switch {
-		case !object:
-			out = append(out, s)
-		case index != nil || len(out) >= 16:
-			if index == nil {
-				index = make(map[string]int, 2*len(out))
-				for j, m := range out {
-					index[m.key] = j
-				}
-			}
-			if j, ok := index[key]; ok {
-				out[j] = s
-			} else {
-				index[key] = len(out)
-				out = append(out, s)
-			}
-		default:
-			j := 0
-			for j < len(out) && out[j].key != key {
-				j++
-			}
-			if j < len(out) {
-				out[j] = s
-			} else {
-				out = append(out, s)
+			if key, err = (&parser{data: raw}).string(); err != nil {
+				return err
 			}
 		}
-		i = skipSpace(d, end)
-		if i >= len(d) || d[i] != ',' {
-			break
+		start := p.pos
+		_, err := p.value(1)
+		out = append(out, span{key: key, start: start, end: p.pos})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if object {
+		if pick := uniqueKeys(len(out), func(i int) string { return out[i].key }); pick != nil {
+			kept := make([]span, len(pick))
+			for j, i := range pick {
+				kept[j] = out[i]
+			}
+			out = kept
 		}
-		i = skipSpace(d, i+1)
 	}
 	return out, nil
 }
 
+// uniqueKeys is JSON's rule for a key that repeats in an object, as
+// encoding/json reads it: the last value wins, at the place of the first.
+// Given the keys of an object's n members in order, it returns nil when no
+// key repeats, and otherwise, for each member kept, the index of the
+// member whose value it takes.
+func uniqueKeys(n int, key func(int) string) []int {
+	if n <= 16 {
+		repeated := false
+		for i := 1; i < n && !repeated; i++ {
+			for j := range i {
+				if key(j) == key(i) {
+					repeated = true
+					break
+				}
+			}
+		}
+		if !repeated {
+			return nil
+		}
+	}
+	pick := make([]int, 0, n)
+	index := make(map[string]int, n)
+	for i := range n {
+		if j, ok := index[key(i)]; ok {
+			pick[j] = i
+		} else {
+			index[key(i)] = len(pick)
+			pick = append(pick, i)
+		}
+	}
+	if len(pick) == n {
+		return nil
+	}
+	return pick
+}
+
 // trim cuts the white space around the one JSON value in d.
 func trim(d []byte) []byte {
-	return bytes.TrimRight(d[skipSpace(d, 0):], " \t\r\n")
+	p := parser{data: d}
+	p.space()
+	return bytes.TrimRight(d[p.pos:], " \t\r\n")
 }
 
 // find follows segs from the one JSON value in d and returns the bytes of

@@ -30,29 +30,6 @@ func (o *Object) Get(k string) (any, bool) {
 	return nil, false
 }
 
-// add appends a member; index, kept for large objects, finds repeats.
-func (o *Object) add(k string, v any, index map[string]int) map[string]int {
-	if index == nil && len(o.Keys) >= 16 {
-		index = make(map[string]int, 2*len(o.Keys))
-		for i, key := range o.Keys {
-			index[key] = i
-		}
-	}
-	if index != nil {
-		if i, ok := index[k]; ok {
-			o.Values[i] = v
-			return index
-		}
-		index[k] = len(o.Keys)
-	} else if i := o.index(k); i >= 0 {
-		o.Values[i] = v
-		return index
-	}
-	o.Keys = append(o.Keys, k)
-	o.Values = append(o.Values, v)
-	return index
-}
-
 func (o *Object) index(k string) int {
 	for i, key := range o.Keys {
 		if key == k {
@@ -92,6 +69,9 @@ type parser struct {
 	pos  int
 	// check reads without building: every value returned is nil or "".
 	check bool
+	// trusted: data is valid JSON already (a kept answer), so values are
+	// skipped, in check mode, without checking their syntax.
+	trusted bool
 	vals  []any
 	keys  []string
 	seen  keyCache
@@ -118,6 +98,10 @@ func (p *parser) fail(what string) error {
 func (p *parser) value(depth int) (any, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.fail("a value")
+	}
+	if p.trusted {
+		p.skip()
+		return nil, nil
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -194,12 +178,16 @@ func (p *parser) memberKey() ([]byte, error) {
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 		return nil, p.fail("a key")
 	}
-	check := p.check
-	p.check = true // the text is enough; a keyCache decodes it
-	_, err := p.string()
-	p.check = check
-	if err != nil {
-		return nil, err
+	if p.trusted {
+		p.skipString()
+	} else {
+		check := p.check
+		p.check = true // the text is enough; a keyCache decodes it
+		if _, err := p.string(); err != nil {
+			p.check = check
+			return nil, err
+		}
+		p.check = check
 	}
 	raw := p.data[start:p.pos]
 	p.space()
@@ -226,38 +214,17 @@ func (p *parser) pop(mark int) {
 	p.vals, p.keys = p.vals[:mark], p.keys[:mark]
 }
 
-// newObject copies members into an Object; when a key repeats, the last
-// value wins at the place of the first.
+// newObject copies members into an Object, unique by key (see uniqueKeys).
 func newObject(keys []string, vals []any) *Object {
-	o := &Object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
-	if !repeats(keys) {
-		return o
+	pick := uniqueKeys(len(keys), func(i int) string { return keys[i] })
+	if pick == nil {
+		return &Object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
 	}
-	out := &Object{}
-	var index map[string]int
-	for i, k := range o.Keys {
-		index = out.add(k, o.Values[i], index)
+	o := &Object{Keys: make([]string, len(pick)), Values: make([]any, len(pick))}
+	for j, i := range pick {
+		o.Keys[j], o.Values[j] = keys[i], vals[i]
 	}
-	return out
-}
-
-func repeats(keys []string) bool {
-	if len(keys) <= 16 {
-		for i := range keys {
-			if slices.Contains(keys[:i], keys[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	seen := make(map[string]struct{}, len(keys))
-	for _, k := range keys {
-		if _, ok := seen[k]; ok {
-			return true
-		}
-		seen[k] = struct{}{}
-	}
-	return false
+	return o
 }
 
 // string reads a string; one with escapes or invalid UTF-8 is decoded by
@@ -431,4 +398,54 @@ func (p *parser) count(level int) (int, error) {
 		_, err := p.value(level + 1)
 		return err
 	})
+}
+
+// skip passes the value at p.pos without checking it, for trusted data. It
+// stays in bounds on any input.
+func (p *parser) skip() {
+	d := p.data
+	switch d[p.pos] {
+	case '"':
+		p.skipString()
+	case '{', '[':
+		depth := 0
+		for p.pos < len(d) {
+			switch d[p.pos] {
+			case '"':
+				p.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					p.pos++
+					return
+				}
+			}
+			p.pos++
+		}
+	default:
+		for p.pos < len(d) {
+			switch d[p.pos] {
+			case ',', ']', '}', ' ', '\t', '\n', '\r':
+				return
+			}
+			p.pos++
+		}
+	}
+}
+
+// skipString passes the string at p.pos without decoding it.
+func (p *parser) skipString() {
+	d := p.data
+	for p.pos++; p.pos < len(d); p.pos++ {
+		switch d[p.pos] {
+		case '"':
+			p.pos++
+			return
+		case '\\':
+			p.pos++
+		}
+	}
+	p.pos = len(d) // unterminated: past an escape at the very end
 }
