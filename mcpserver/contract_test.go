@@ -2,9 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +17,8 @@ import (
 
 	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -318,4 +323,112 @@ func TestHTTPGuards(t *testing.T) {
 	if code := post(alice, cs.ID(), ""); code >= 400 {
 		t.Errorf("alice's own session: HTTP %d", code)
 	}
+}
+
+// TestToolSchemas ties each tool's input schema, as tools/list gives it,
+// to the argument struct its handler decodes (the same names, of the same
+// types) and to the limits the code enforces.
+func TestToolSchemas(t *testing.T) {
+	e := newEnv(t)
+	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	structs := map[string]any{"read": readArgs{}, "list": listArgs{}, "grep": grepArgs{}, "result_query": resultQueryArgs{}}
+	// tool.property: {minimum, maximum}, -1 for none.
+	limits := map[string][2]int{
+		"read.offset":             {0, -1},
+		"read.limit":              {-1, -1},
+		"read.max_tokens":         {1, reader.MaxTokensLimit},
+		"list.max_depth":          {0, -1},
+		"list.max_entries":        {1, MaxEntriesLimit},
+		"grep.context":            {0, search.MaxContext},
+		"grep.max_matches":        {1, search.MaxMatchesLimit},
+		"result_query.offset":     {0, -1},
+		"result_query.limit":      {1, -1},
+		"result_query.page":       {1, -1},
+		"result_query.max_tokens": {1, -1},
+	}
+	seen := 0
+	for _, tool := range res.Tools {
+		args, ok := structs[tool.Name]
+		if !ok {
+			t.Errorf("tool %s has no argument struct here", tool.Name)
+			continue
+		}
+		raw, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Type       string `json:"type"`
+			Properties map[string]struct {
+				Type    string                 `json:"type"`
+				Minimum *int                   `json:"minimum"`
+				Maximum *int                   `json:"maximum"`
+				Items   *struct{ Type string } `json:"items"`
+			} `json:"properties"`
+			AdditionalProperties *bool `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil || schema.Type != "object" || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+			t.Errorf("%s: schema %s", tool.Name, raw)
+			continue
+		}
+		fields := map[string]string{}
+		rt := reflect.TypeOf(args)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			fields[name] = schemaType(rt.Field(i).Type)
+		}
+		for name, p := range schema.Properties {
+			typ := p.Type
+			if p.Items != nil {
+				typ += " of " + p.Items.Type
+			}
+			if fields[name] != typ {
+				t.Errorf("%s.%s: the schema says %q, the struct decodes %q", tool.Name, name, typ, fields[name])
+			}
+			delete(fields, name)
+			if typ != "integer" {
+				continue
+			}
+			want, ok := limits[tool.Name+"."+name]
+			if !ok {
+				t.Errorf("%s.%s: an integer with no limits in this test", tool.Name, name)
+				continue
+			}
+			seen++
+			for i, got := range []*int{p.Minimum, p.Maximum} {
+				if (got == nil) != (want[i] < 0) || got != nil && *got != want[i] {
+					has := "none"
+					if got != nil {
+						has = strconv.Itoa(*got)
+					}
+					t.Errorf("%s.%s: %s %s, want %d (-1: none)", tool.Name, name, []string{"minimum", "maximum"}[i], has, want[i])
+				}
+			}
+		}
+		for name := range fields {
+			t.Errorf("%s: the struct decodes %q, which the schema does not offer", tool.Name, name)
+		}
+	}
+	if seen != len(limits) {
+		t.Errorf("%d integer arguments checked, %d in the table", seen, len(limits))
+	}
+}
+
+// schemaType is the JSON schema type of a Go argument type.
+func schemaType(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int:
+		return "integer"
+	case reflect.Slice:
+		return "array of " + schemaType(t.Elem())
+	}
+	return t.String()
 }

@@ -35,7 +35,7 @@ const readSchema = `{"type":"object","properties":{
 "uris":{"type":"array","items":{"type":"string"},"description":"several files, line mode only"},
 "offset":{"type":"integer","minimum":0,"description":"first line, line mode"},
 "limit":{"type":"integer","description":"number of lines, line mode"},
-"max_tokens":{"type":"integer","minimum":1,"description":"page budget in tokens"},
+"max_tokens":{"type":"integer","minimum":1,"maximum":16777216,"description":"page budget in tokens"},
 "cursor":{"type":"string","description":"next_cursor of the previous page"}},
 "additionalProperties":false}`
 

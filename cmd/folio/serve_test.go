@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -310,5 +311,56 @@ func TestServeRefuses(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("serve %v: exit %d, %s", tc.args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestToolsListOnTheWire counts the tokens of the tools/list answer as the
+// binary writes it over stdio (the result's bytes, as a client receives
+// them) and holds README.md's figure to it.
+func TestToolsListOnTheWire(t *testing.T) {
+	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir(), "--log-level", "error")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	var result json.RawMessage
+	for sc.Scan() {
+		var msg struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID == 2 {
+			result = msg.Result
+			break
+		}
+	}
+	if result == nil {
+		t.Fatal("no tools/list answer")
+	}
+	c, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := c.Count(string(result))
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`tools/list` answer is ([0-9,]+) tokens").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md gives no tools/list figure")
+	}
+	want, _ := strconv.Atoi(strings.ReplaceAll(string(m[1]), ",", ""))
+	t.Logf("tools/list on the wire: %d bytes, %d tokens (o200k_base)", len(result), n)
+	if n != want {
+		t.Errorf("the tools/list answer is %d tokens on the wire; README.md says %d", n, want)
 	}
 }
