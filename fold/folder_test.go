@@ -136,7 +136,9 @@ func TestFoldAndQuery(t *testing.T) {
 		Value      []json.RawMessage
 		NextOffset int `json:"next_offset"`
 	}
-	json.Unmarshal([]byte(q(Query{Path: "entries"})), &page)
+	if err := json.Unmarshal([]byte(q(Query{Path: "entries"})), &page); err != nil {
+		t.Fatal(err)
+	}
 	if len(page.Value) != DefaultItems || page.NextOffset != DefaultItems {
 		t.Errorf("default slice: %d items, next %d", len(page.Value), page.NextOffset)
 	}
@@ -203,7 +205,9 @@ func TestQueryMaxTokens(t *testing.T) {
 			Value      []json.RawMessage
 			NextOffset int `json:"next_offset"`
 		}
-		json.Unmarshal(a.JSON, &ans)
+		if err := json.Unmarshal(a.JSON, &ans); err != nil {
+			t.Fatal(err)
+		}
 		// One more item would not fit, or would pass the byte threshold.
 		more := len(ans.Value) + 1
 		b, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: "entries", Offset: &offset, Limit: &more})

@@ -88,7 +88,7 @@ func TestSpellingsGiveOneURI(t *testing.T) {
 		want,
 		"file://localhost" + strings.TrimPrefix(want, "file://"),
 		"file:" + strings.TrimPrefix(want, "file://"),
-		strings.Replace(want, "%20", "%20", 1),
+		strings.Replace(want, "with%20space", "with%20sp%61ce", 1),
 		strings.Replace(want, "docs", "%64ocs", 1),
 		"FILE://" + strings.TrimPrefix(want, "file://"),
 	} {
@@ -511,4 +511,33 @@ func FuzzDeny(f *testing.F) {
 			t.Fatalf("glob %q, path %q: denied %v, want %v", glob, rel, got, want)
 		}
 	})
+}
+
+// TestReadSizeZeroFile: a file that reports size 0 but holds more (a /proc
+// file) is read whole, its buffer growing, not one byte per read.
+func TestReadSizeZeroFile(t *testing.T) {
+	want, err := os.ReadFile("/proc/version")
+	if err != nil || len(want) == 0 {
+		t.Skip("no /proc/version")
+	}
+	if info, err := os.Stat("/proc/version"); err != nil || info.Size() != 0 {
+		t.Skip("/proc/version reports its size")
+	}
+	v := open(t, Options{}, "/proc")
+	f, err := v.Regular("version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads int
+	s := &Snapshot{}
+	err = v.read(context.Background(), f, true, nil, func(pos int64, b []byte) {
+		reads++
+		s.Window = append(s.Window, b...)
+	}, &s.Size, &s.Version)
+	if err != nil || string(s.Window) != string(want) {
+		t.Fatalf("%v: read %q", err, s.Window)
+	}
+	if reads > 12 {
+		t.Errorf("%d reads for %d bytes", reads, len(want))
+	}
 }

@@ -133,7 +133,9 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 	}
 	h := blake3.New()
 	// A small file needs no more than its size (one byte more, to see EOF
-	// in one read); a file that grows meanwhile is read in more chunks.
+	// in one read). A file that holds more than it said (one that grows
+	// meanwhile, or a /proc file of size 0) fills the buffer, which then
+	// doubles up to readBuf.
 	chunk := int(min(int64(readBuf), info.Size()+1))
 	buf := make([]byte, chunk+utf8.UTFMax)
 	carry := 0 // bytes of an unfinished code point kept at buf[:carry]
@@ -161,6 +163,10 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 					return fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, f.URI)
 				}
 				carry = copy(buf, data[done:])
+			}
+			if n == chunk && chunk < readBuf {
+				chunk = min(2*chunk, readBuf)
+				buf = append(buf[:carry:carry], make([]byte, chunk+utf8.UTFMax-carry)...)
 			}
 		}
 		if err == io.EOF {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -155,62 +154,71 @@ func TestSubscriptions(t *testing.T) {
 // file, its session hears no more of it, while others still do.
 func TestUpdatesFollowRights(t *testing.T) {
 	e := newEnv(t)
-	uri := e.write(t, "docs/w.md", "v0\n")
-	alice, bob := e.addToken(t, "alice", "docs/**"), e.addToken(t, "bob", "docs/**")
+	pre := e.write(t, "docs/pre.md", "v0\n")
+	uri := e.write(t, "docs/w.md", "w0\n")
+	marker := e.write(t, "other/x.md", "x0\n")
+	alice, bob := e.addToken(t, "alice", "docs/**", "other/**"), e.addToken(t, "bob", "docs/**")
 	clock := time.Now()
 	s := e.server(t, serverOpts{tokensNow: func() time.Time { return clock }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx)
 	url := serveHTTP(t, s)
-	heard := func(token string) (chan string, *mcp.ClientSession) {
-		ch := make(chan string, 16)
+	heard := func(token string, uris ...string) chan string {
+		ch := make(chan string, 256)
 		cs := dialHTTP(t, url, token, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 			ch <- r.Params.URI
 		}})
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			t.Fatal(err)
+		for _, u := range uris {
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return ch, cs
+		return ch
 	}
-	aliceHeard, _ := heard(alice)
-	bobHeard, _ := heard(bob)
-	// Both hear a write (written until heard: the watcher may be starting).
+	aliceHeard := heard(alice, pre, uri, marker)
+	bobHeard := heard(bob, pre, uri)
+	// Both hear a write of docs/pre.md (written until heard: the watcher
+	// may be starting). docs/w.md is not touched before the narrowing.
 	for i := 0; len(aliceHeard) == 0 || len(bobHeard) == 0; i++ {
 		if i == 200 {
 			t.Fatal("no resources/updated")
 		}
-		os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte(fmt.Sprintf("v%d\n", i+1)), 0o644)
+		os.WriteFile(filepath.Join(e.dir, "docs/pre.md"), []byte(fmt.Sprintf("v%d\n", i+1)), 0o644)
 		time.Sleep(100 * time.Millisecond)
 	}
-	drain := func(ch chan string) {
-		for len(ch) > 0 {
-			<-ch
+	// Narrow alice to other/**: bob hears of a write of docs/w.md and of
+	// its removal; alice must hear of neither.
+	e.setAllow(t, 0, "other/**")
+	clock = clock.Add(tokens.ReloadEvery)
+	os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte("w1\n"), 0o644)
+	waitFor(t, bobHeard, uri)
+	os.Remove(filepath.Join(e.dir, "docs/w.md"))
+	waitFor(t, bobHeard, uri)
+	// Then the file alice may still see changes. The watcher notifies one
+	// change after another, and one session hears in order: whatever
+	// alice was told of docs/w.md comes before this.
+	os.WriteFile(filepath.Join(e.dir, "other/x.md"), []byte("x1\n"), 0o644)
+	for got := waitFor(t, aliceHeard, ""); got != marker; got = waitFor(t, aliceHeard, "") {
+		if got == uri {
+			t.Fatalf("alice still hears of %s", got)
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
-	drain(aliceHeard)
-	drain(bobHeard)
-	// Narrow alice: bob hears of the next write and of the file's removal,
-	// alice of neither.
-	b, _ := os.ReadFile(e.tokens)
-	os.WriteFile(e.tokens, []byte(strings.Replace(string(b), `"docs/**"`, `"other/**"`, 1)), 0o600)
-	clock = clock.Add(tokens.ReloadEvery)
-	os.WriteFile(filepath.Join(e.dir, "docs/w.md"), []byte("after\n"), 0o644)
-	select {
-	case <-bobHeard:
-	case <-time.After(20 * time.Second):
-		t.Fatal("bob heard nothing")
-	}
-	os.Remove(filepath.Join(e.dir, "docs/w.md"))
-	select {
-	case <-bobHeard:
-	case <-time.After(20 * time.Second):
-		t.Fatal("bob did not hear of the removal")
-	}
-	time.Sleep(200 * time.Millisecond)
-	if len(aliceHeard) != 0 {
-		t.Fatalf("alice still hears of %s", <-aliceHeard)
+}
+
+// waitFor takes notifications from ch until one names uri (any, when uri
+// is empty), and returns it.
+func waitFor(t *testing.T, ch chan string, uri string) string {
+	t.Helper()
+	for {
+		select {
+		case got := <-ch:
+			if uri == "" || got == uri {
+				return got
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no notification of %q", uri)
+		}
 	}
 }
 

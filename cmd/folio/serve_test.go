@@ -279,7 +279,7 @@ func TestServeStatelessReplicas(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "cursor.key")
 	env := []string{"FOLIO_CURSOR_KEY_FILE=" + key}
 	a := startServe(t, env, "--root", dir, "--http", "127.0.0.1:0", "--stateless")
-	b := startServe(t, env, "--root", dir, "--http", "[::1]:0", "--stateless")
+	b := startServe(t, env, "--root", dir, "--http", "127.0.0.1:0", "--stateless")
 	ca, cb := dial(t, httpTransport(a.endpoint, "")), dial(t, httpTransport(b.endpoint, ""))
 	if got := pageThrough(t, 400, "r.md", ca, cb); got != text {
 		t.Fatal("pages alternated between replicas do not give back the file")
