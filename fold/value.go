@@ -72,9 +72,9 @@ type parser struct {
 	// trusted: data is valid JSON already (a kept answer), so values are
 	// skipped, in check mode, without checking their syntax.
 	trusted bool
-	vals  []any
-	keys  []string
-	seen  keyCache
+	vals    []any
+	keys    []string
+	seen    keyCache
 }
 
 func (p *parser) space() {
