@@ -16,7 +16,6 @@ import (
 	"os"
 	"regexp"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -217,14 +216,11 @@ func Revoke(path, subject string) (int, error) {
 // concurrent changes all land. A temporary file that an earlier run left
 // (killed before its rename) is removed first.
 func updateTokens(path string, change func(*tokenFile) error) error {
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := atomicfile.Lock(path)
 	if err != nil {
-		return fmt.Errorf("locking the tokens file: %w", err)
-	}
-	defer lock.Close()
-	if err := flock(lock); err != nil {
 		return fmt.Errorf("locking the tokens file %s: %w", path, err)
 	}
+	defer unlock()
 	atomicfile.RemoveLeftovers(path)
 	var f tokenFile
 	b, err := os.ReadFile(path)
@@ -248,14 +244,4 @@ func updateTokens(path string, change func(*tokenFile) error) error {
 		return err
 	}
 	return atomicfile.Write(path, append(out, '\n'))
-}
-
-// flock takes an exclusive lock on f, waiting for it.
-func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Write replaces path with data, atomically.
@@ -38,9 +39,31 @@ func Create(path string, data []byte) (bool, error) {
 	return true, nil
 }
 
+// Lock takes an exclusive lock on path+".lock" (created 0600), waiting
+// for it, so that read-modify-write cycles of path by several processes
+// run one at a time. unlock releases it.
+func Lock(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
 // RemoveLeftovers removes the temporary files of path that a writer killed
-// before its rename left behind. Only a caller that holds a lock that every
-// writer of path takes may call it: no other write is under way.
+// before its rename left behind. Only a caller that holds path's Lock,
+// which every writer of path takes, may call it: no other write is under
+// way.
 func RemoveLeftovers(path string) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	for _, e := range entries {

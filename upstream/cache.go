@@ -1,0 +1,108 @@
+package upstream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/atomicfile"
+)
+
+// Entry is what the cache keeps of one upstream: the fingerprint of the
+// configuration it was fetched with, its tools as it last advertised them,
+// and when and from which server version.
+type Entry struct {
+	Fingerprint string      `json:"fingerprint"`
+	Tools       []*mcp.Tool `json:"tools"`
+	Fetched     time.Time   `json:"fetched"`
+	Server      string      `json:"server,omitempty"`
+	Version     string      `json:"version,omitempty"`
+}
+
+// Cache is the schema cache: an Entry for each upstream, by name.
+type Cache struct {
+	Upstreams map[string]Entry `json:"upstreams"`
+}
+
+// DefaultCachePath is where the schema cache lives when not told:
+// $XDG_CACHE_HOME/folio/upstreams.json (or the system's cache directory).
+func DefaultCachePath() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: %w; give --schema-cache", err)
+	}
+	return filepath.Join(dir, "folio", "upstreams.json"), nil
+}
+
+// ReadCache reads the cache file at path. It always returns a usable
+// cache: a missing file is empty, and one that cannot be read or parsed is
+// empty too, with an error saying why for the caller to warn of.
+func ReadCache(path string) (*Cache, error) {
+	c := &Cache{Upstreams: map[string]Entry{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err == nil {
+		var read Cache
+		if err = json.Unmarshal(b, &read); err == nil && read.Upstreams != nil {
+			return &read, nil
+		}
+		if err == nil {
+			err = errors.New(`no "upstreams" object`)
+		}
+	}
+	return c, fmt.Errorf("schema cache %s unusable, starting empty: %w", path, err)
+}
+
+// Lookup returns the entry of s when its fingerprint is s's: an entry made
+// with another configuration is no entry.
+func (c *Cache) Lookup(s Server) (Entry, bool) {
+	e, ok := c.Upstreams[s.Name]
+	return e, ok && e.Fingerprint == s.Fingerprint()
+}
+
+// UpdateCache changes the cache file at path under its lock: it reads the
+// file as it is now (another folio may have written it since), lets change
+// edit it, and replaces it atomically (0600, its directory made 0700 when
+// missing). Two processes sharing the file never tear it and never lose
+// each other's entries. An unusable file is started afresh.
+func UpdateCache(path string, change func(*Cache)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	unlock, err := atomicfile.Lock(path)
+	if err != nil {
+		return fmt.Errorf("locking the schema cache %s: %w", path, err)
+	}
+	defer unlock()
+	atomicfile.RemoveLeftovers(path)
+	c, _ := ReadCache(path)
+	change(c)
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'))
+}
+
+// Keep drops the entries of upstreams that are not among servers: those no
+// longer configured. Entries of configured upstreams stay, even when they
+// could not be reached this run.
+func (c *Cache) Keep(servers []Server) {
+	configured := map[string]bool{}
+	for _, s := range servers {
+		configured[s.Name] = true
+	}
+	for name := range c.Upstreams {
+		if !configured[name] {
+			delete(c.Upstreams, name)
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package upstream
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Transports an upstream is reached by.
+const (
+	Stdio = "stdio"
+	HTTP  = "http"
+)
+
+// Server is one configured upstream, its ${VAR}s expanded.
+type Server struct {
+	Name string
+	// Transport is Stdio (Command, Args, Env, Cwd) or HTTP (URL, Headers).
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+}
+
+// entry is a server as the file gives it.
+type entry struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Cwd     string            `json:"cwd"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// ErrConfig is the error of a configuration that cannot be used; its
+// message names the server and the field.
+var ErrConfig = errors.New("upstreams")
+
+// serverName is what a server's name may be: it prefixes its tools' names.
+var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
+
+// Parse reads an mcpServers file: {"mcpServers":{"NAME":{…}}}, each entry
+// either {"command","args","env","cwd"} (stdio; "type":"stdio" optional) or
+// {"type":"http","url","headers"}. ${VAR} in args, env, url and headers is
+// replaced by the variable's value from lookup (os.LookupEnv in folio); an
+// unset variable is an error. Other members of an entry (other clients'
+// settings) are ignored. The servers come back sorted by name.
+func Parse(data []byte, lookup func(string) (string, bool)) ([]Server, error) {
+	var file struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("%w: not an mcpServers file: %v", ErrConfig, err)
+	}
+	if file.MCPServers == nil {
+		return nil, fmt.Errorf(`%w: no "mcpServers" object`, ErrConfig)
+	}
+	var out []Server
+	for name, raw := range file.MCPServers {
+		s, err := parseServer(name, raw, lookup)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// Load reads and parses the mcpServers file at path, expanding ${VAR} from
+// folio's environment.
+func Load(path string) ([]Server, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	servers, err := Parse(data, os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return servers, nil
+}
+
+func parseServer(name string, raw json.RawMessage, lookup func(string) (string, bool)) (Server, error) {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: server %q, %s: %s", ErrConfig, name, field, fmt.Sprintf(format, args...))
+	}
+	if !serverName.MatchString(name) {
+		return Server{}, bad("name", "use 1 to 32 letters, digits and _ . - (it prefixes the server's tools: %s__tool)", name)
+	}
+	var e entry
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&e); err != nil {
+		return Server{}, bad("entry", "%v", err)
+	}
+	s := Server{Name: name, Command: e.Command, Cwd: e.Cwd}
+	var err error
+	expand := func(field, v string) string {
+		if err != nil {
+			return ""
+		}
+		var out string
+		out, err = expandVars(v, lookup)
+		if err != nil {
+			err = bad(field, "%v", err)
+		}
+		return out
+	}
+	switch e.Type {
+	case "", Stdio:
+		s.Transport = Stdio
+		if e.Command == "" {
+			return Server{}, bad("command", "a stdio server needs a command (or give \"type\":\"http\" and a url)")
+		}
+		if e.URL != "" || len(e.Headers) > 0 {
+			return Server{}, bad("url", "a stdio server takes no url or headers")
+		}
+		for i, a := range e.Args {
+			s.Args = append(s.Args, expand(fmt.Sprintf("args[%d]", i), a))
+		}
+		if len(e.Env) > 0 {
+			s.Env = map[string]string{}
+			for k, v := range e.Env {
+				s.Env[k] = expand("env."+k, v)
+			}
+		}
+	case HTTP, "streamable-http", "streamableHttp":
+		s.Transport = HTTP
+		if e.URL == "" {
+			return Server{}, bad("url", "an http server needs a url")
+		}
+		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 || e.Cwd != "" {
+			return Server{}, bad("command", "an http server takes no command, args, env or cwd")
+		}
+		s.URL = expand("url", e.URL)
+		if err == nil && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+			return Server{}, bad("url", "%q is not an http:// or https:// URL", s.URL)
+		}
+		if len(e.Headers) > 0 {
+			s.Headers = map[string]string{}
+			for k, v := range e.Headers {
+				s.Headers[k] = expand("headers."+k, v)
+			}
+		}
+	default:
+		return Server{}, bad("type", "%q is not a transport folio speaks: use \"stdio\" or \"http\"", e.Type)
+	}
+	if err != nil {
+		return Server{}, err
+	}
+	return s, nil
+}
+
+// varRef is one ${NAME} in a value.
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expandVars replaces each ${NAME} in v by the variable's value.
+func expandVars(v string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := varRef.ReplaceAllStringFunc(v, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		val, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("${%s} is not set in folio's environment", missing[0])
+	}
+	return out, nil
+}
+
+// Fingerprint is a stable hash of the server's configuration after ${VAR}
+// expansion: any edit to its entry (or to a variable it uses) changes it.
+// It is the hex SHA-256 of a canonical JSON array of the fields in a fixed
+// order, maps as sorted [key, value] pairs, so that it neither depends on
+// Go's map order nor shows a secret it was made from.
+func (s Server) Fingerprint() string {
+	pairs := func(m map[string]string) [][2]string {
+		out := [][2]string{}
+		for k, v := range m {
+			out = append(out, [2]string{k, v})
+		}
+		slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		return out
+	}
+	args := s.Args
+	if args == nil {
+		args = []string{}
+	}
+	b, _ := json.Marshal([]any{"folio upstream 1", s.Name, s.Transport, s.Command, args, pairs(s.Env), s.Cwd, s.URL, pairs(s.Headers)})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,76 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Connect starts (stdio) or connects to (HTTP) the upstream s as client,
+// and returns the initialized session. ctx bounds the start only: a stdio
+// server's process lives until the session is closed.
+func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSession, error) {
+	var t mcp.Transport
+	switch s.Transport {
+	case Stdio:
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Dir = s.Cwd
+		t = &mcp.CommandTransport{Command: cmd}
+	case HTTP:
+		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+	default:
+		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
+	}
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
+	}
+	return cs, nil
+}
+
+// headers sends an upstream's configured headers with every request.
+type headers struct {
+	h    map[string]string
+	base http.RoundTripper
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.h) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.h {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// Discover connects to s, lists its tools (every page) and disconnects,
+// all within ctx, and returns the cache entry of what it found. version
+// is folio's, given to the upstream as the client's.
+func Discover(ctx context.Context, s Server, version string) (Entry, error) {
+	cs, err := Connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil))
+	if err != nil {
+		return Entry{}, err
+	}
+	defer cs.Close()
+	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
+	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
+		e.Server, e.Version = info.ServerInfo.Name, info.ServerInfo.Version
+	}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return Entry{}, fmt.Errorf("upstream %s: tools/list: %w", s.Name, err)
+		}
+		e.Tools = append(e.Tools, tool)
+	}
+	return e, nil
+}
