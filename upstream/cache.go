@@ -1,6 +1,8 @@
 package upstream
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,14 +32,23 @@ type Cache struct {
 	Upstreams map[string]Entry `json:"upstreams"`
 }
 
-// DefaultCachePath is where the schema cache lives when not told:
-// $XDG_CACHE_HOME/folio/upstreams.json (or the system's cache directory).
-func DefaultCachePath() (string, error) {
+// DefaultCachePath is where the schema cache of the configuration file at
+// config lives when not told: $XDG_CACHE_HOME/folio/upstreams-HASH.json
+// (or under the system's cache directory), HASH naming the file's absolute
+// path. Folio processes that read one configuration share a cache; those
+// of different configurations, which would prune each other's entries, do
+// not.
+func DefaultCachePath(config string) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no cache directory: %w; give --schema-cache", err)
 	}
-	return filepath.Join(dir, "folio", "upstreams.json"), nil
+	abs, err := filepath.Abs(config)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, "folio", "upstreams-"+hex.EncodeToString(sum[:8])+".json"), nil
 }
 
 // ReadCache reads the cache file at path. It always returns a usable

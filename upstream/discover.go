@@ -12,13 +12,14 @@ import (
 )
 
 // Connect starts (stdio) or connects to (HTTP) the upstream s as client,
-// and returns the initialized session. ctx bounds the start only: a stdio
-// server's process lives until the session is closed.
+// and returns the initialized session. ctx bounds the connection's life:
+// when it ends, a stdio server's process is killed (closing the session
+// first lets it exit on its own).
 func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	switch s.Transport {
 	case Stdio:
-		cmd := exec.Command(s.Command, s.Args...)
+		cmd := exec.CommandContext(ctx, s.Command, s.Args...)
 		cmd.Env = os.Environ()
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)

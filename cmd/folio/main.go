@@ -3,6 +3,7 @@
 // Usage:
 //
 //	folio serve --root DIR [--root DIR…] [--http ADDR] [--tokens FILE] [--stateless]
+//	folio upstreams list|refresh --upstreams FILE [--schema-cache FILE]
 //	folio token add --tokens FILE --subject NAME [--allow GLOB…]
 //	folio token revoke --tokens FILE --subject NAME
 //	folio read [--server URL [--token T]] [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
@@ -43,6 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			verifyCommand(),
 			countCommand(),
 			hashCommand(),
+			upstreamsCommand(),
 			versionCommand(),
 		},
 		// Exit codes are ours: never let the library exit.
