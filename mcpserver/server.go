@@ -23,6 +23,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // Config is what a Server serves and how.
@@ -36,6 +37,9 @@ type Config struct {
 	// Tokens, when set, makes every call show a bearer token from it (so
 	// the server is for HTTP only) and see only the token's allow list.
 	Tokens *tokens.File
+	// Gateway, when set, offers the tools of upstream MCP servers beside
+	// folio's own, and calls them.
+	Gateway *upstream.Gateway
 	// Fold, when set, folds the large answers of list and grep into
 	// handles and serves result_query (see package fold).
 	Fold *fold.Folder
@@ -79,6 +83,8 @@ type Server struct {
 	subscribedWith map[*mcp.ServerSession]string
 	// connections names the sessions that have no ID of their own.
 	connections map[*mcp.ServerSession]string
+	// catalogs holds the upstream tools each session was given.
+	catalogs map[*mcp.ServerSession]*upstream.Catalog
 	// requests holds the context of each HTTP request in flight, by the
 	// key guardHTTP gave it.
 	requests sync.Map
@@ -113,7 +119,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerSubject <= 0 {
 		cfg.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{},
+		catalogs: map[*mcp.ServerSession]*upstream.Catalog{}}
 	s.sessions.opener, s.sessions.openingBy = map[string]sessionOpener{}, map[string]int{}
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
@@ -128,7 +135,10 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.upstreamTools)
+	if cfg.Gateway != nil {
+		cfg.Gateway.Watch(s.tellDrift)
+	}
 	s.mcp.AddSendingMiddleware(s.guardNotifications)
 	return s, nil
 }

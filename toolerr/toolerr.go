@@ -23,6 +23,10 @@ const (
 	CodeHandleNotFound = "result_handle_not_found"
 	CodePathNotFound   = "result_path_not_found"
 	CodeSliceTooLarge  = "result_slice_too_large"
+	// CodeUpstreamUnavailable: an upstream MCP server could not be reached.
+	CodeUpstreamUnavailable = "upstream_unavailable"
+	// CodeUpstreamError: an upstream MCP server refused a call.
+	CodeUpstreamError = "upstream_error"
 	// CodeInternal is any other failure (an I/O error, say).
 	CodeInternal = "internal"
 )

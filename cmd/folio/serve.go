@@ -42,6 +42,9 @@ depth and in any case; --deny adds to it.`,
 			&cli.IntFlag{Name: "max-sessions-per-subject", Value: mcpserver.DefaultMaxSessionsPerSubject, EnvVars: []string{"FOLIO_MAX_SESSIONS_PER_SUBJECT"}, Usage: "most HTTP sessions one subject has open at once"},
 			&cli.Int64Flag{Name: "read-memory", Value: fsview.DefaultReadMemory, EnvVars: []string{"FOLIO_READ_MEMORY"}, Usage: "bytes of file text all reads may hold at once; a read waits for room"},
 			&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"FOLIO_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "upstreams", EnvVars: []string{"FOLIO_UPSTREAMS"}, Usage: "an mcpServers JSON file: offer those servers' tools too, as NAME__tool (see folio upstreams)"},
+			&cli.StringFlag{Name: "schema-cache", EnvVars: []string{"FOLIO_SCHEMA_CACHE"}, Usage: "the upstreams' schema cache (default one per --upstreams file under $XDG_CACHE_HOME/folio)"},
+			&cli.DurationFlag{Name: "upstream-timeout", Value: defaultUpstreamTimeout, EnvVars: []string{"FOLIO_UPSTREAM_TIMEOUT"}, Usage: "how long one upstream may take to start and list its tools"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
 		}, append(cursorFlags(), foldFlags()...)...),
@@ -111,8 +114,16 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		return err
 	}
 	defer closeStore()
+	gateway, err := startGateway(c, log)
+	if err != nil {
+		return err
+	}
+	if gateway != nil {
+		defer gateway.Close()
+	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Fold:                  folder,
+		Gateway:               gateway,
 		FS:                    fs,
 		Cursors:               cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
 		Counter:               counter,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -163,4 +164,20 @@ func upstreamsRefresh(c *cli.Context) error {
 func upstreamsFailed(c *cli.Context, err error) error {
 	fmt.Fprintf(c.App.ErrWriter, "folio: %v\n", err)
 	return exitError{exitFailure}
+}
+
+// startGateway starts the upstreams of serve --upstreams, or returns nil
+// without the flag.
+func startGateway(c *cli.Context, log *slog.Logger) (*upstream.Gateway, error) {
+	if !c.IsSet("upstreams") {
+		return nil, nil
+	}
+	servers, cache, err := upstreamFiles(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.Duration("upstream-timeout") <= 0 {
+		return nil, fmt.Errorf("--upstream-timeout must be positive")
+	}
+	return upstream.Start(c.Context, servers, upstream.Options{CachePath: cache, Timeout: c.Duration("upstream-timeout"), Version: version(), Logger: log}), nil
 }

@@ -1,19 +1,23 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeUpstreams writes an mcpServers file of the given entries.
@@ -132,5 +136,115 @@ func TestUpstreamsCacheUnderFire(t *testing.T) {
 		if c, err := upstream.ReadCache(cache); err != nil || len(c.Upstreams) != 4 {
 			t.Fatalf("kill %d: the cache reads %v, %d entries", i, err, len(c.Upstreams))
 		}
+	}
+}
+
+// marks counts the starts fakemcp recorded in path, and gives the last pid.
+func marks(t *testing.T, path string) (int, int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0, 0
+	}
+	lines := strings.Fields(string(b))
+	pid := 0
+	if len(lines) > 0 {
+		fmt.Sscan(lines[len(lines)-1], &pid)
+	}
+	return len(lines), pid
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// TestServeUpstreams: folio serve offers its upstreams' tools as
+// NAME__tool beside its own and calls them; an upstream that never answers
+// is left out. With a fresh cache, the tools are offered before any
+// upstream is ready, the background discovery and many calls at once
+// start exactly one process, and a process that dies is started again.
+func TestServeUpstreams(t *testing.T) {
+	bin := upstreamtest.Binary(t)
+	dir := t.TempDir()
+	config, cache, mark, slow := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "cache.json"), filepath.Join(dir, "marks"), filepath.Join(dir, "slow")
+	writeUpstreams(t, config, map[string]any{
+		"local":  map[string]any{"command": bin, "args": []string{"-tools", "a,b", "-mark", mark, "-sleepfile", slow}},
+		"remote": map[string]any{"type": "http", "url": upstreamtest.HTTP(t, "-tools", "x")},
+		"dead":   map[string]any{"command": bin, "args": []string{"-hang"}},
+	})
+	serve := func() *mcp.ClientSession {
+		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "2500ms", "--log-level", "error")
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+		return dial(t, &mcp.CommandTransport{Command: cmd})
+	}
+	tools := func(cs *mcp.ClientSession) []string {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	want := []string{"grep", "list", "local__a", "local__b", "read", "remote__x", "result_query"}
+
+	// No cache: discovered at start, the dead one left out.
+	cs := serve()
+	if got := tools(cs); !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	if text, isErr := callText(t, cs, "local__a", map[string]any{"text": "hi"}); isErr || text != `a {"text":"hi"}` {
+		t.Errorf("local__a: %q", text)
+	}
+	if text, isErr := callText(t, cs, "remote__x", nil); isErr || !strings.HasPrefix(text, "x") {
+		t.Errorf("remote__x: %q", text)
+	}
+	cs.Close()
+
+	// Fresh cache: offered while the upstream takes 1 s to start.
+	os.WriteFile(slow, []byte("1s"), 0o644)
+	before, _ := marks(t, mark)
+	cs = serve()
+	if got := tools(cs); !slices.Equal(got, want) {
+		t.Fatalf("cached tools %v, want %v", got, want)
+	}
+	if n, _ := marks(t, mark); n != before {
+		t.Fatalf("the tools waited for the upstream: %d ready before tools/list answered", n-before)
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if text, isErr := callText(t, cs, "local__b", nil); isErr {
+				t.Error(text)
+			}
+		})
+	}
+	wg.Wait()
+	n, pid := marks(t, mark)
+	if n != before+1 {
+		t.Fatalf("the background discovery and 20 calls at once started %d processes", n-before)
+	}
+	os.Remove(slow)
+	// The process dies: a later call starts it again.
+	syscall.Kill(pid, syscall.SIGKILL)
+	for i := 0; ; i++ {
+		if _, isErr := callText(t, cs, "local__a", nil); !isErr {
+			break
+		}
+		if i == 50 {
+			t.Fatal("the upstream was not started again")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n, _ := marks(t, mark); n != before+2 {
+		t.Errorf("%d starts after the kill, want one", n-before-1)
 	}
 }

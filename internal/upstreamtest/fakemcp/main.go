@@ -1,7 +1,8 @@
 // Command fakemcp is a real go-sdk MCP server for folio's upstream tests:
 // over stdio, or over Streamable HTTP with -http. Its tools (-tools) each
 // answer with their name and arguments; -sleep holds it back before it
-// serves, -hang makes it never answer.
+// serves, -hang makes it never answer, -mark records each start, -sleepfile
+// makes a start slow without changing the command line.
 package main
 
 import (
@@ -25,11 +26,28 @@ func main() {
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
 	hang := flag.Bool("hang", false, "never answer")
+	mark := flag.String("mark", "", "append this process's pid to this file when it is ready to serve")
+	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
 	flag.Parse()
 	if *hang {
 		select {}
 	}
 	time.Sleep(*sleep)
+	if b, err := os.ReadFile(*sleepFile); err == nil {
+		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
+		if err != nil {
+			log.Fatal(err)
+		}
+		time.Sleep(d)
+	}
+	if *mark != "" {
+		f, err := os.OpenFile(*mark, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Fprintln(f, os.Getpid())
+		f.Close()
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: *version}, nil)
 	for _, name := range strings.Split(*tools, ",") {
 		s.AddTool(&mcp.Tool{

@@ -1,0 +1,140 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/upstream"
+)
+
+// upstreamTools answers tools/list with folio's own tools and the
+// session's catalog of upstream tools, and routes a call of an upstream
+// tool to its upstream. A session's catalog is fixed when it first asks:
+// folio never changes a session's tools, so the model's prompt cache
+// holds.
+func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s.cfg.Gateway == nil || (method != "tools/list" && method != "tools/call") {
+			return next(ctx, method, req)
+		}
+		catalog, err := s.sessionCatalog(ctx, req.GetSession())
+		if err != nil {
+			return nil, err
+		}
+		if method == "tools/list" {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			list := res.(*mcp.ListToolsResult)
+			for _, t := range catalog.Tools {
+				list.Tools = append(list.Tools, t.Def)
+			}
+			return list, nil
+		}
+		call := req.(*mcp.CallToolRequest)
+		tool, ok := catalog.Lookup(call.Params.Name)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		if _, err := s.caller(ctx, call.Extra); err != nil {
+			return nil, err
+		}
+		if now, err := s.cfg.Gateway.Catalog(ctx); err == nil {
+			if _, still := now.Lookup(tool.Name); !still {
+				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
+			}
+		}
+		// Of the call's _meta only the progress token goes on (the
+		// gateway swaps it for one of its own): the rest, the protocol
+		// version say, is this connection's, not the upstream's.
+		params := &mcp.CallToolParams{Name: tool.Name, Arguments: call.Params.Arguments}
+		if token := call.Params.GetProgressToken(); token != nil {
+			params.SetProgressToken(token)
+		}
+		ss, _ := call.GetSession().(*mcp.ServerSession)
+		onProgress := func(p *mcp.ProgressNotificationParams) {
+			if ss != nil {
+				ss.NotifyProgress(ctx, p)
+			}
+		}
+		res, err := s.cfg.Gateway.Call(ctx, tool, params, onProgress)
+		switch {
+		case errors.Is(err, upstream.ErrConnect):
+			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil
+		case err != nil && ctx.Err() == nil:
+			// The upstream refused the call: the model should read why.
+			return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s refused the call: %v", tool.Upstream, err)), nil
+		}
+		return res, err
+	}
+}
+
+// sessionCatalog is the catalog of upstream tools the session was given
+// (or is given now, when it first asks); a call with no session gets the
+// current one.
+func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstream.Catalog, error) {
+	ss, _ := sess.(*mcp.ServerSession)
+	if ss != nil {
+		s.mu.Lock()
+		c, ok := s.catalogs[ss]
+		s.mu.Unlock()
+		if ok {
+			return c, nil
+		}
+	}
+	c, err := s.cfg.Gateway.Catalog(ctx)
+	if err != nil || ss == nil {
+		return c, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if first, ok := s.catalogs[ss]; ok {
+		return first, nil
+	}
+	s.catalogs[ss] = c
+	go func() {
+		ss.Wait()
+		s.mu.Lock()
+		delete(s.catalogs, ss)
+		s.mu.Unlock()
+	}()
+	return c, nil
+}
+
+// tellDrift sends each session whose tools differ from the gateway's new
+// catalog one warning naming the upstreams and the tools added, removed
+// or changed. The session keeps its tools; a new session gets the new
+// ones. (MCP sends log messages only to sessions that set a log level.)
+func (s *Server) tellDrift(now *upstream.Catalog) {
+	s.mu.Lock()
+	given := maps.Clone(s.catalogs)
+	s.mu.Unlock()
+	for ss, was := range given {
+		changes := upstream.Diff(was, now)
+		if len(changes) == 0 {
+			continue
+		}
+		var b strings.Builder
+		for _, c := range changes {
+			fmt.Fprintf(&b, "upstream %s changed its tools:", c.Upstream)
+			for _, part := range []struct {
+				what  string
+				names []string
+			}{{"added", c.Added}, {"removed", c.Removed}, {"changed", c.Changed}} {
+				if len(part.names) > 0 {
+					fmt.Fprintf(&b, " %s %s;", part.what, strings.Join(part.names, ", "))
+				}
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString("this session keeps the tools it started with; a new session sees the tools as they are now")
+		ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Logger: "folio", Data: b.String()})
+	}
+}
