@@ -21,6 +21,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // counters caches the loaded vocabularies across tests.
@@ -82,10 +83,21 @@ func (e *env) write(t testing.TB, name, content string) string {
 // addToken adds a token for subject to the env's tokens file.
 func (e *env) addToken(t testing.TB, subject string, allow ...string) string {
 	t.Helper()
+	return e.addTokenWith(t, subject, allow, nil)
+}
+
+// addTokenTools adds a token for subject that may use only the tools.
+func (e *env) addTokenTools(t testing.TB, subject string, tools ...string) string {
+	t.Helper()
+	return e.addTokenWith(t, subject, nil, tools)
+}
+
+func (e *env) addTokenWith(t testing.TB, subject string, allow, tools []string) string {
+	t.Helper()
 	if e.tokens == "" {
 		e.tokens = filepath.Join(t.TempDir(), "tokens.json")
 	}
-	tok, err := tokens.Add(e.tokens, subject, allow)
+	tok, err := tokens.Add(e.tokens, subject, allow, tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +138,8 @@ type serverOpts struct {
 	bodyTimeout    time.Duration
 	// tokensNow is the tokens file's clock; time.Now when nil.
 	tokensNow func() time.Time
+	// gateway offers upstream tools too.
+	gateway *upstream.Gateway
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -134,7 +148,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 		o.counter = pager.O200kBase
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
-		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout}
+		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}

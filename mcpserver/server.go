@@ -135,7 +135,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.upstreamTools)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.toolAccess, s.upstreamTools)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.tellDrift)
 	}
@@ -235,7 +235,10 @@ type caller struct {
 	tokenHash string
 	// grant names the token and its allow list as they are now, so that a
 	// handle made under them is not read under others.
-	grant  string
+	grant string
+	// id is the token's identity (the zero one without a token: every
+	// tool).
+	id     tokens.Identity
 	fs     *fsview.FS
 	reader *reader.Reader
 }
@@ -281,7 +284,7 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, 
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), id: id, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 
 // grant is the SHA-256 of a token's hash and its allow list.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/toolerr"
@@ -136,5 +138,31 @@ func (s *Server) tellDrift(now *upstream.Catalog) {
 		}
 		b.WriteString("this session keeps the tools it started with; a new session sees the tools as they are now")
 		ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Logger: "folio", Data: b.String()})
+	}
+}
+
+// toolAccess applies the caller's tools list (see tokens.Identity.Tools)
+// to tools/list and to calls: a tool the token may not use is neither
+// listed nor callable, as if it did not exist.
+func (s *Server) toolAccess(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s.cfg.Tokens == nil || (method != "tools/list" && method != "tools/call") {
+			return next(ctx, method, req)
+		}
+		c, err := s.caller(ctx, req.GetExtra())
+		if err != nil {
+			return nil, err
+		}
+		if call, ok := req.(*mcp.CallToolRequest); ok {
+			if !c.id.MayUse(call.Params.Name) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
+			}
+			return next(ctx, method, req)
+		}
+		res, err := next(ctx, method, req)
+		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !c.id.MayUse(t.Name) })
+		}
+		return res, err
 	}
 }

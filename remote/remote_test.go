@@ -30,7 +30,7 @@ func serve(t *testing.T, dir string) (endpoint, token string) {
 	ring, _ := cursor.NewRing(bytes.Repeat([]byte{3}, cursor.KeyLen))
 	c, _ := pager.NewCounter(pager.Estimate)
 	path := filepath.Join(t.TempDir(), "tokens.json")
-	token, err = tokens.Add(path, "ci", nil)
+	token, err = tokens.Add(path, "ci", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,9 @@ type Identity struct {
 	// Allow holds doublestar globs over paths relative to a root; empty
 	// means every visible file.
 	Allow []string
+	// Tools holds doublestar globs over tool names ("read",
+	// "github__*"); empty means every tool.
+	Tools []string
 }
 
 // tokenFile is the JSON of a tokens file.
@@ -40,6 +43,7 @@ type tokenEntry struct {
 	Subject     string   `json:"subject"`
 	TokenSHA256 string   `json:"token_sha256"`
 	Allow       []string `json:"allow,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
 }
 
 // ReloadEvery is how often a tokens file is read again, at most: a change
@@ -137,7 +141,7 @@ func parseTokens(b []byte) (map[string]Identity, error) {
 		if _, dup := byHash[e.TokenSHA256]; dup {
 			return nil, fmt.Errorf("token %d: the same token_sha256 appears twice", i+1)
 		}
-		byHash[e.TokenSHA256] = Identity{Subject: e.Subject, Allow: e.Allow}
+		byHash[e.TokenSHA256] = Identity{Subject: e.Subject, Allow: e.Allow, Tools: e.Tools}
 	}
 	return byHash, nil
 }
@@ -154,6 +158,11 @@ func checkEntry(e tokenEntry) error {
 			return fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
+	for _, g := range e.Tools {
+		if !doublestar.ValidatePattern(g) {
+			return fmt.Errorf("invalid tools glob %q", g)
+		}
+	}
 	return nil
 }
 
@@ -166,14 +175,15 @@ func Hash(token string) string {
 // tokenPrefix marks folio's tokens, so a leaked one is easy to spot.
 const tokenPrefix = "folio_"
 
-// Add creates a random token for subject with the given allow list,
+// Add creates a random token for subject with the given allow list and
+// tools list,
 // stores its SHA-256 in the tokens file at path (created 0600 if missing,
 // replaced atomically) and returns the token, which is stored nowhere.
-func Add(path, subject string, allow []string) (string, error) {
+func Add(path, subject string, allow, tools []string) (string, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
-	e := tokenEntry{Subject: subject, TokenSHA256: Hash(token), Allow: allow}
+	e := tokenEntry{Subject: subject, TokenSHA256: Hash(token), Allow: allow, Tools: tools}
 	if err := checkEntry(e); err != nil {
 		return "", err
 	}
@@ -244,4 +254,17 @@ func updateTokens(path string, change func(*tokenFile) error) error {
 		return err
 	}
 	return atomicfile.Write(path, append(out, '\n'))
+}
+
+// MayUse reports whether the identity may see and call the tool name.
+func (id Identity) MayUse(name string) bool {
+	if len(id.Tools) == 0 {
+		return true
+	}
+	for _, g := range id.Tools {
+		if ok, _ := doublestar.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -10,7 +10,7 @@ import (
 
 func TestTokensFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tokens.json")
-	tok, err := Add(path, "alice", []string{"docs/**"})
+	tok, err := Add(path, "alice", []string{"docs/**"}, []string{"read", "gh__*"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,15 +25,27 @@ func TestTokensFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, ok := tk.Lookup(Hash(tok)); !ok || id.Subject != "alice" || id.Allow[0] != "docs/**" {
+	id, ok := tk.Lookup(Hash(tok))
+	if !ok || id.Subject != "alice" || id.Allow[0] != "docs/**" {
 		t.Fatalf("lookup: %v %v", id, ok)
+	}
+	for name, want := range map[string]bool{"read": true, "gh__search": true, "grep": false, "ghx__a": false} {
+		if id.MayUse(name) != want {
+			t.Errorf("MayUse(%s) = %v", name, !want)
+		}
+	}
+	if !(Identity{}).MayUse("anything") {
+		t.Error("no tools list should allow every tool")
+	}
+	if _, err := Add(path, "bob", nil, []string{"[bad"}); err == nil {
+		t.Error("a bad tools glob was taken")
 	}
 	for _, bad := range []struct{ subject, glob string }{{"", ""}, {"has space", ""}, {"alice", "[bad"}} {
 		var allow []string
 		if bad.glob != "" {
 			allow = []string{bad.glob}
 		}
-		if _, err := Add(path, bad.subject, allow); err == nil {
+		if _, err := Add(path, bad.subject, allow, nil); err == nil {
 			t.Errorf("Add(%q, %q) passed", bad.subject, bad.glob)
 		}
 	}
@@ -61,7 +73,7 @@ func FuzzTokensFile(f *testing.F) {
 			if !sha256RE.MatchString(h) || !subjectRE.MatchString(id.Subject) {
 				t.Fatalf("accepted %q for %q", h, id.Subject)
 			}
-			tf.Tokens = append(tf.Tokens, tokenEntry{Subject: id.Subject, TokenSHA256: h, Allow: id.Allow})
+			tf.Tokens = append(tf.Tokens, tokenEntry{Subject: id.Subject, TokenSHA256: h, Allow: id.Allow, Tools: id.Tools})
 		}
 		out, _ := json.Marshal(tf)
 		again, err := parseTokens(out)

@@ -14,17 +14,19 @@ func tokenCommand() *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "add",
 			Usage: "create a token for a subject, print it once, and store only its SHA-256",
-			Description: `Appends {"subject","token_sha256","allow"} to the tokens file (created 0600 when
-missing). A running folio serve picks it up within a second. --allow takes
-doublestar globs over paths relative to a root; without it the token sees every
-served file.`,
+			Description: `Appends {"subject","token_sha256","allow","tools"} to the tokens file (created
+0600 when missing). A running folio serve picks it up within a second. --allow
+takes doublestar globs over paths relative to a root; without it the token sees
+every served file. --tool takes globs over tool names; without it the token
+sees every tool.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "tokens", Required: true, EnvVars: []string{"FOLIO_TOKENS"}, Usage: "the tokens file"},
 				&cli.StringFlag{Name: "subject", Required: true, Usage: "who the token is for; cursors are bound to it"},
 				&cli.StringSliceFlag{Name: "allow", Usage: "a glob of files the token may read (repeatable)"},
+				&cli.StringSliceFlag{Name: "tool", Usage: "a glob of tools the token may see and call, e.g. read or github__* (repeatable; default all)"},
 			},
 			Action: func(c *cli.Context) error {
-				tok, err := tokens.Add(c.String("tokens"), c.String("subject"), c.StringSlice("allow"))
+				tok, err := tokens.Add(c.String("tokens"), c.String("subject"), c.StringSlice("allow"), c.StringSlice("tool"))
 				if err != nil {
 					return fail(c, false, usageError(c, err.Error()))
 				}

@@ -28,6 +28,9 @@ func main() {
 	hang := flag.Bool("hang", false, "never answer")
 	mark := flag.String("mark", "", "append this process's pid to this file when it is ready to serve")
 	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
+	toolsFile := flag.String("toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
+	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications) and block (waits for its cancellation) too")
+	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
 	flag.Parse()
 	if *hang {
 		select {}
@@ -49,14 +52,18 @@ func main() {
 		f.Close()
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: *version}, nil)
-	for _, name := range strings.Split(*tools, ",") {
-		s.AddTool(&mcp.Tool{
-			Name:        name,
-			Description: "Answers " + name + " and its arguments.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
-		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + string(req.Params.Arguments)}}}, nil
-		})
+	names := strings.Split(*tools, ",")
+	if *toolsFile != "" {
+		b, err := os.ReadFile(*toolsFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		names = strings.Split(strings.TrimSpace(string(b)), ",")
+		go follow(s, *toolsFile, names)
+	}
+	setTools(s, nil, names)
+	if *callTools {
+		addCallTools(s, *cancelFile)
 	}
 	if *addr == "" {
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
@@ -74,4 +81,53 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	log.Fatal(http.Serve(ln, mux))
+}
+
+// setTools offers names in place of was.
+func setTools(s *mcp.Server, was, names []string) {
+	if len(was) > 0 {
+		s.RemoveTools(was...)
+	}
+	for _, name := range names {
+		s.AddTool(&mcp.Tool{
+			Name:        name,
+			Description: "Answers " + name + " and its arguments.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
+		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + string(req.Params.Arguments)}}}, nil
+		})
+	}
+}
+
+// follow offers the tools path names each time it changes.
+func follow(s *mcp.Server, path string, names []string) {
+	last := strings.Join(names, ",")
+	for range time.Tick(50 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if now := strings.TrimSpace(string(b)); err == nil && now != last {
+			next := strings.Split(now, ",")
+			setTools(s, strings.Split(last, ","), next)
+			last = now
+		}
+	}
+}
+
+// addCallTools offers progress, which reports three steps under the
+// caller's token, 50 ms apart, and block, which waits for its call to be cancelled and
+// then writes cancelFile.
+func addCallTools(s *mcp.Server, cancelFile string) {
+	s.AddTool(&mcp.Tool{Name: "progress", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		for i := range 3 {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: 3})
+			time.Sleep(50 * time.Millisecond)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		if cancelFile != "" {
+			os.WriteFile(cancelFile, []byte("cancelled\n"), 0o644)
+		}
+		return nil, ctx.Err()
+	})
 }

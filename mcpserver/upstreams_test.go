@@ -1,0 +1,151 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/upstreamtest"
+	"github.com/folio-mcp/folio/upstream"
+)
+
+// toolNames lists a session's tools, sorted.
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestGatewaySessions: a session keeps the tools it started with when an
+// upstream changes its own (announced by its tools/list_changed): it is
+// told once, a call of a tool that is gone says so, and a new session gets
+// the new tools. A token's tools list narrows what it sees and calls.
+// Progress comes back under the caller's token, and a cancelled call is
+// cancelled upstream.
+func TestGatewaySessions(t *testing.T) {
+	bin := upstreamtest.Binary(t)
+	dir := t.TempDir()
+	toolsFile, cancelFile := filepath.Join(dir, "tools"), filepath.Join(dir, "cancelled")
+	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: bin,
+		Args: []string{"-toolsfile", toolsFile, "-calltools", "-cancelfile", cancelFile}}},
+		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
+	defer g.Close()
+	e := newEnv(t)
+	all, narrow := e.addToken(t, "alice"), e.addTokenTools(t, "bob", "read", "up__a")
+	s := e.server(t, serverOpts{gateway: g})
+	url := serveHTTP(t, s)
+
+	var mu sync.Mutex
+	var notices []string
+	first := dialHTTP(t, url, all, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+		mu.Lock()
+		notices = append(notices, r.Params.Data.(string))
+		mu.Unlock()
+	}})
+	if err := first.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"grep", "list", "read", "result_query", "up__a", "up__b", "up__block", "up__progress"}
+	if got := toolNames(t, first); !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	if got := toolNames(t, dialHTTP(t, url, narrow, nil)); !slices.Equal(got, []string{"read", "up__a"}) {
+		t.Errorf("a token limited to read and up__a sees %v", got)
+	}
+	if _, err := dialHTTP(t, url, narrow, nil).CallTool(ctx, toolCall("up__b", nil)); err == nil {
+		t.Error("a token limited to read and up__a called up__b")
+	}
+
+	// The upstream drops b and adds c.
+	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
+	for i := 0; ; i++ {
+		mu.Lock()
+		n := len(notices)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if i == 200 {
+			t.Fatal("no drift notice")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	if len(notices) != 1 || !strings.Contains(notices[0], "upstream up changed its tools: added up__c; removed up__b;") || !strings.Contains(notices[0], "a new session") {
+		t.Errorf("drift notices %q", notices)
+	}
+	mu.Unlock()
+	if got := toolNames(t, first); !slices.Equal(got, want) {
+		t.Errorf("the session's tools changed: %v", got)
+	}
+	r := call(t, first, "up__b", nil)
+	if !r.isError || !strings.Contains(r.text, "no longer offered") {
+		t.Errorf("a call of a gone tool: %s", r.text)
+	}
+	if got := toolNames(t, dialHTTP(t, url, all, nil)); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
+		t.Errorf("a new session sees %v", got)
+	}
+
+	// Progress comes back under the caller's own token.
+	var progress []float64
+	withProgress := dialHTTP(t, url, all, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		if r.Params.ProgressToken == "mine" {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		}
+	}})
+	params := toolCall("up__progress", nil)
+	params.SetProgressToken("mine")
+	if res, err := withProgress.CallTool(ctx, params); err != nil || res.IsError {
+		t.Fatalf("progress: %v %v", res, err)
+	}
+	for i := 0; ; i++ {
+		mu.Lock()
+		got := slices.Clone(progress)
+		mu.Unlock()
+		if len(got) == 3 {
+			slices.Sort(got) // notifications are handled as they come, not in turn
+			if !slices.Equal(got, []float64{1, 2, 3}) {
+				t.Errorf("progress %v", got)
+			}
+			break
+		}
+		if i == 100 {
+			t.Fatalf("progress %v", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A cancelled call is cancelled upstream.
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	withProgress.CallTool(cctx, toolCall("up__block", nil))
+	for i := 0; ; i++ {
+		if _, err := os.Stat(cancelFile); err == nil {
+			break
+		}
+		if i == 200 {
+			t.Fatal("the upstream's call was not cancelled")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
