@@ -44,9 +44,12 @@ func TestGatewaySessions(t *testing.T) {
 	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	g := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: bin,
+	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: bin,
 		Args: []string{"-toolsfile", toolsFile, "-calltools", "-cancelfile", cancelFile}}},
 		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer g.Close()
 	e := newEnv(t)
 	all, narrow := e.addToken(t, "alice"), e.addTokenTools(t, "bob", "read", "up__a")

@@ -118,8 +118,10 @@ type Options struct {
 // the cached ones), and the catalog follows what they advertise (see
 // Watch). The cache is rewritten for the next start after each round; its
 // entries of unconfigured upstreams are dropped. ctx ends the gateway's
-// background work; Close ends its connections.
-func Start(ctx context.Context, servers []Server, opt Options) *Gateway {
+// background work; Close ends its connections. Cached tools whose names
+// cannot be made valid, or collide, are an error naming them; found later,
+// they leave their upstream out, logged.
+func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -144,12 +146,15 @@ func Start(ctx context.Context, servers []Server, opt Options) *Gateway {
 			missing = append(missing, s)
 		}
 	}
+	if _, errs := newCatalog(servers, g.entries); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	go func() {
 		g.rediscover(ctx, missing)
 		close(g.ready)
 		g.rediscover(ctx, servers)
 	}()
-	return g
+	return g, nil
 }
 
 // rediscover discovers servers, all at once, through their links; takes

@@ -199,3 +199,17 @@ func TestDiscover(t *testing.T) {
 		t.Error("a hung server was discovered")
 	}
 }
+
+// TestStartRefusesCollisions: cached tools whose offered names collide
+// are a start-up error naming both.
+func TestStartRefusesCollisions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.json")
+	s := Server{Name: "gh", Transport: Stdio, Command: "x"}
+	UpdateCache(path, func(c *Cache) {
+		c.Upstreams["gh"] = Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{{Name: "a/b"}, {Name: "a b"}}}
+	})
+	_, err := Start(context.Background(), []Server{s}, Options{CachePath: path, Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), `"a/b" and "a b"`) {
+		t.Fatalf("Start: %v", err)
+	}
+}

@@ -179,5 +179,5 @@ func startGateway(c *cli.Context, log *slog.Logger) (*upstream.Gateway, error) {
 	if c.Duration("upstream-timeout") <= 0 {
 		return nil, fmt.Errorf("--upstream-timeout must be positive")
 	}
-	return upstream.Start(c.Context, servers, upstream.Options{CachePath: cache, Timeout: c.Duration("upstream-timeout"), Version: version(), Logger: log}), nil
+	return upstream.Start(c.Context, servers, upstream.Options{CachePath: cache, Timeout: c.Duration("upstream-timeout"), Version: version(), Logger: log})
 }

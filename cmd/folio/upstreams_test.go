@@ -176,6 +176,7 @@ func TestServeUpstreams(t *testing.T) {
 		"local":  map[string]any{"command": bin, "args": []string{"-tools", "a,b", "-mark", mark, "-sleepfile", slow}},
 		"remote": map[string]any{"type": "http", "url": upstreamtest.HTTP(t, "-tools", "x")},
 		"dead":   map[string]any{"command": bin, "args": []string{"-hang"}},
+		"absent": map[string]any{"command": filepath.Join(dir, "no-such-server")},
 	})
 	serve := func() *mcp.ClientSession {
 		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "2500ms", "--log-level", "error")

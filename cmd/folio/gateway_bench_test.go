@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/upstreamtest"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/upstream"
+)
+
+// gatewayConfig writes an mcpServers file of four fakemcp upstreams over
+// stdio and one that never answers, and returns it with its cache path.
+func gatewayConfig(b *testing.B) (config, cache string, servers map[string]any) {
+	bin := upstreamtest.Binary(b)
+	dir := b.TempDir()
+	config, cache = filepath.Join(dir, "mcp.json"), filepath.Join(dir, "cache.json")
+	servers = map[string]any{"dead": map[string]any{"command": bin, "args": []string{"-hang"}}}
+	for i := range 4 {
+		servers[fmt.Sprintf("s%d", i)] = map[string]any{"command": bin, "args": []string{"-tools", "alpha,beta,gamma"}}
+	}
+	raw, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	os.WriteFile(config, raw, 0o600)
+	return config, cache, servers
+}
+
+// BenchmarkGatewayStart is process start to the first tools/list answer
+// of folio serve with five upstreams, one of which never answers: all
+// cached (the dead one from an earlier run), and none cached (then the
+// per-upstream timeout, 1 s here, bounds it).
+func BenchmarkGatewayStart(b *testing.B) {
+	config, cache, _ := gatewayConfig(b)
+	if r := exec.Command(folioBin, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "1s"); r.Run() == nil {
+		b.Fatal("the dead upstream was discovered")
+	}
+	servers, err := upstream.Load(config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	upstream.UpdateCache(cache, func(c *upstream.Cache) {
+		for _, s := range servers {
+			if s.Name == "dead" {
+				c.Upstreams["dead"] = upstream.Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{{Name: "ghost", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+			}
+		}
+	})
+	dir := b.TempDir()
+	for _, tc := range []struct{ name, cache string }{{"cached", cache}, {"uncached", filepath.Join(dir, "none.json")}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				os.Remove(filepath.Join(dir, "none.json"))
+				start := time.Now()
+				cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", tc.cache, "--upstream-timeout", "1s", "--log-level", "error")
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := cs.ListTools(context.Background(), nil)
+				if err != nil || len(res.Tools) < 16 {
+					b.Fatalf("%v: %d tools", err, len(res.Tools))
+				}
+				b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "ms-to-tools")
+				cs.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkGatewayCall is the latency of one tools/call of an upstream,
+// called directly and through folio (over stdio), with the upstream over
+// stdio and over HTTP; p50 and p99 in ms.
+func BenchmarkGatewayCall(b *testing.B) {
+	bin := upstreamtest.Binary(b)
+	dir := b.TempDir()
+	url := upstreamtest.HTTP(b, "-tools", "echo")
+	connect := func(t mcp.Transport) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), t, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	viaFolio := func(entry map[string]any) *mcp.ClientSession {
+		config := filepath.Join(b.TempDir(), "mcp.json")
+		raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"up": entry}})
+		os.WriteFile(config, raw, 0o600)
+		return connect(&mcp.CommandTransport{Command: exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config,
+			"--schema-cache", filepath.Join(b.TempDir(), "c.json"), "--log-level", "error")})
+	}
+	for _, tc := range []struct {
+		name string
+		cs   func() *mcp.ClientSession
+		tool string
+	}{
+		{"stdio/direct", func() *mcp.ClientSession {
+			return connect(&mcp.CommandTransport{Command: exec.Command(bin, "-tools", "echo")})
+		}, "echo"},
+		{"stdio/folio", func() *mcp.ClientSession {
+			return viaFolio(map[string]any{"command": bin, "args": []string{"-tools", "echo"}})
+		}, "up__echo"},
+		{"http/direct", func() *mcp.ClientSession { return connect(&mcp.StreamableClientTransport{Endpoint: url}) }, "echo"},
+		{"http/folio", func() *mcp.ClientSession { return viaFolio(map[string]any{"type": "http", "url": url}) }, "up__echo"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cs := tc.cs()
+			params := &mcp.CallToolParams{Name: tc.tool, Arguments: map[string]any{"text": "hello"}}
+			if _, err := cs.CallTool(context.Background(), params); err != nil { // connects folio's link
+				b.Fatal(err)
+			}
+			var lat []time.Duration
+			for b.Loop() {
+				t := time.Now()
+				if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// TestGatewayToolsListCost: the tools/list of folio with folio itself as
+// an upstream (four tools with real descriptions and schemas) costs no
+// more than 2% over the upstream's own list for the upstream's tools.
+func TestGatewayToolsListCost(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcp.json")
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"folio": map[string]any{"command": folioBin, "args": []string{"serve", "--root", dir, "--log-level", "error"}}}})
+	os.WriteFile(config, raw, 0o600)
+	list := func(cmd *exec.Cmd) []*mcp.Tool {
+		cs := dial(t, &mcp.CommandTransport{Command: cmd})
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Tools
+	}
+	own := list(exec.Command(folioBin, "serve", "--root", dir, "--log-level", "error"))
+	all := list(exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "c.json"), "--log-level", "error"))
+	var offered []*mcp.Tool
+	for _, tool := range all {
+		if len(tool.Name) > 7 && tool.Name[:7] == "folio__" {
+			offered = append(offered, tool)
+		}
+	}
+	c, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(tools []*mcp.Tool) int {
+		b, _ := json.Marshal(map[string]any{"tools": tools})
+		return c.Count(string(b))
+	}
+	upstreamTokens, offeredTokens := count(own), count(offered)
+	t.Logf("the upstream's tools: %d tokens on their own, %d as folio offers them (+%.1f%%)", upstreamTokens, offeredTokens, 100*float64(offeredTokens-upstreamTokens)/float64(upstreamTokens))
+	if len(offered) != len(own) || float64(offeredTokens) > 1.02*float64(upstreamTokens) {
+		t.Errorf("%d of %d tools offered; %d tokens against %d", len(offered), len(own), offeredTokens, upstreamTokens)
+	}
+}
