@@ -17,12 +17,15 @@ import (
 const (
 	Stdio = "stdio"
 	HTTP  = "http"
+	// SSE is the older HTTP+SSE transport (protocol 2024-11-05).
+	SSE = "sse"
 )
 
 // Server is one configured upstream, its ${VAR}s expanded.
 type Server struct {
 	Name string
-	// Transport is Stdio (Command, Args, Env, Cwd) or HTTP (URL, Headers).
+	// Transport is Stdio (Command, Args, Env, Cwd), or HTTP or SSE (URL,
+	// Headers).
 	Transport string
 	Command   string
 	Args      []string
@@ -52,7 +55,7 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 
 // Parse reads an mcpServers file: {"mcpServers":{"NAME":{…}}}, each entry
 // either {"command","args","env","cwd"} (stdio; "type":"stdio" optional) or
-// {"type":"http","url","headers"}. ${VAR} in args, env, url and headers is
+// {"type":"http","url","headers"} ("sse" for the older HTTP transport). ${VAR} in args, env, url and headers is
 // replaced by the variable's value from lookup (os.LookupEnv in folio); an
 // unset variable is an error. Other members of an entry (other clients'
 // settings) are ignored. The servers come back sorted by name.
@@ -135,13 +138,16 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 				s.Env[k] = expand("env."+k, v)
 			}
 		}
-	case HTTP, "streamable-http", "streamableHttp":
+	case HTTP, "streamable-http", "streamableHttp", SSE:
 		s.Transport = HTTP
+		if e.Type == SSE {
+			s.Transport = SSE
+		}
 		if e.URL == "" {
-			return Server{}, bad("url", "an http server needs a url")
+			return Server{}, bad("url", "an %s server needs a url", s.Transport)
 		}
 		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 || e.Cwd != "" {
-			return Server{}, bad("command", "an http server takes no command, args, env or cwd")
+			return Server{}, bad("command", "an %s server takes no command, args, env or cwd", s.Transport)
 		}
 		s.URL = expand("url", e.URL)
 		if err == nil && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
@@ -154,7 +160,7 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 			}
 		}
 	default:
-		return Server{}, bad("type", "%q is not a transport folio speaks: use \"stdio\" or \"http\"", e.Type)
+		return Server{}, bad("type", "%q is not a transport folio speaks: use \"stdio\", \"http\" or \"sse\"", e.Type)
 	}
 	if err != nil {
 		return Server{}, err

@@ -28,6 +28,8 @@ func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSess
 		t = &mcp.CommandTransport{Command: cmd}
 	case HTTP:
 		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+	case SSE:
+		t = &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
 	default:
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}

@@ -23,12 +23,13 @@ func env(vars map[string]string) func(string) (string, bool) {
 func TestParse(t *testing.T) {
 	file := `{"mcpServers":{
 		"github":{"command":"npx","args":["-y","server-github","--token=${GH_TOKEN}"],"env":{"GITHUB_TOKEN":"${GH_TOKEN}"},"cwd":"/tmp","disabled":false},
-		"docs":{"type":"http","url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${API_KEY}"}}}}`
+		"docs":{"type":"http","url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${API_KEY}"}},
+		"old":{"type":"sse","url":"http://localhost:9/sse"}}}`
 	servers, err := Parse([]byte(file), env(map[string]string{"GH_TOKEN": "ghp_x", "HOST": "docs.example", "API_KEY": "k1"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(servers) != 2 || servers[0].Name != "docs" || servers[1].Name != "github" {
+	if len(servers) != 3 || servers[0].Name != "docs" || servers[1].Name != "github" || servers[2].Transport != SSE {
 		t.Fatalf("%+v", servers)
 	}
 	d, g := servers[0], servers[1]
@@ -183,6 +184,7 @@ func TestDiscover(t *testing.T) {
 	for _, s := range []Server{
 		{Name: "local", Transport: Stdio, Command: bin, Args: []string{"-tools", "alpha,beta", "-version", "2.1.0"}},
 		{Name: "remote", Transport: HTTP, URL: upstreamtest.HTTP(t, "-tools", "alpha,beta", "-version", "2.1.0"), Headers: map[string]string{"X-Test": "1"}},
+		{Name: "older", Transport: SSE, URL: upstreamtest.HTTP(t, "-sse", "-tools", "alpha,beta", "-version", "2.1.0")},
 	} {
 		e, err := Discover(ctx, s, "test")
 		if err != nil {

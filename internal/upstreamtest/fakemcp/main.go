@@ -22,6 +22,7 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (prints the URL on stdout); else stdio")
+	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
@@ -77,7 +78,10 @@ func main() {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	if *sse {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	log.Fatal(http.Serve(ln, mux))
