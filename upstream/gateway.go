@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,18 +67,8 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, []error) 
 			c.byName[offered] = t
 		}
 	}
-	slices.SortFunc(c.Tools, func(a, b Tool) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(c.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	return c, errs
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Gateway is folio's hold on its upstreams: the catalog of their tools,
@@ -425,7 +416,7 @@ func Diff(was, now *Catalog) []Change {
 	for _, c := range by {
 		out = append(out, *c)
 	}
-	slices.SortFunc(out, func(a, b Change) int { return cmpString(a.Upstream, b.Upstream) })
+	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Upstream, b.Upstream) })
 	return out
 }
 
