@@ -288,6 +288,8 @@ func TestServeStatelessReplicas(t *testing.T) {
 
 func TestServeRefuses(t *testing.T) {
 	dir := t.TempDir()
+	badUpstreams := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(badUpstreams, []byte(`{"mcpServers":{"bad":{"type":"http"}}}`), 0o600)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -304,6 +306,7 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--handle-store", "bolt:"}, "bolt:PATH"},
 		{[]string{"--root", dir, "--handle-store-max-entries", "0"}, "at least one entry"},
 		{[]string{"--root", dir, "--handle-store-max-bytes", "0"}, "must be positive"},
+		{[]string{"--root", dir, "--upstreams", badUpstreams}, `server \"bad\", url`},
 		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
 		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
 	} {
