@@ -107,8 +107,8 @@ const handleLen = 16
 // ciphertext.
 const recordHead = 8 + 12
 
-// Fold keeps the answer data (a JSON object or array) for owner and returns
-// what the model gets in its place. When the tool has an output schema,
+// Fold keeps the answer data (a JSON object, array or string) for owner and
+// returns what the model gets in its place. When the tool has an output schema,
 // the folded answer must be admitted by it (see Admits). An error means the
 // answer was not kept and should be sent whole.
 func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchema json.RawMessage) (*Folded, error) {
@@ -116,7 +116,7 @@ func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchem
 	if err != nil {
 		return nil, err
 	}
-	if sum.arr == nil && sum.obj == nil {
+	if sum.arr == nil && sum.obj == nil && sum.str == nil {
 		return nil, ErrNotFoldable
 	}
 	raw := make([]byte, handleLen)
@@ -149,7 +149,7 @@ type Folded struct {
 	// Bytes is the size of the whole answer.
 	Bytes int
 	TTL   time.Duration
-	// JSON is {"preview":…,"shape":…,"handle":…}.
+	// JSON is {"preview":…,"shape":…,"handle":…,"uri":"mcp+cache://…"}.
 	JSON []byte
 	// Hint is the line that tells the model how to read the rest.
 	Hint string
@@ -162,7 +162,7 @@ func (f *Folded) Text() string { return string(f.JSON) + "\n" + f.Hint }
 // describe encodes the folded answer in at most size bytes, cutting the
 // shape's depth and the preview as far as that needs.
 func (f *Folder) describe(data []byte, s *summary, handle string, size int) []byte {
-	budget := size - len(`{"preview":,"shape":,"handle":""}`) - len(handle)
+	budget := size - len(`{"preview":,"shape":,"handle":"","uri":""}`) - len(handle) - len(URI(handle, ""))
 	var shape any
 	var shapeLen int
 	for depth := shapeDepth; depth >= 1; depth-- {
@@ -188,13 +188,16 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 			break
 		}
 	}
-	return Marshal(obj("preview", preview, "shape", shape, "handle", handle))
+	return Marshal(obj("preview", preview, "shape", shape, "handle", handle, "uri", URI(handle, "")))
 }
 
 // hint tells the model how to read the rest, naming the first list of the
 // answer (when its key is short) as an example.
 func hint(s *summary, f *Folded) string {
 	example := `,"offset":0,"limit":20`
+	if s.str != nil {
+		example = `,"offset":0,"limit":2000`
+	}
 	if s.obj != nil {
 		example = ""
 		for _, k := range s.obj.keys {

@@ -366,8 +366,10 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 			t.Errorf("%s: folded text %d bytes, threshold %d: %s", name, len(folded.Text()), opt.ThresholdBytes, folded.Text())
 		}
 	}
-	if _, err := f.Fold(ctx, alice, []byte(`"a string"`), nil); !errors.Is(err, ErrNotFoldable) {
-		t.Errorf("a string folded: %v", err)
+	for _, scalar := range []string{`42`, `true`, `null`} {
+		if _, err := f.Fold(ctx, alice, []byte(scalar), nil); !errors.Is(err, ErrNotFoldable) {
+			t.Errorf("%s folded: %v", scalar, err)
+		}
 	}
 }
 
@@ -380,7 +382,7 @@ func TestFoldRespectsOutputSchema(t *testing.T) {
 		t.Error("a schema that requires entries admitted the folded form")
 	}
 	union := json.RawMessage(`{"anyOf":[{"type":"object","required":["entries"]},
-		{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"}},"required":["preview","shape","handle"],"additionalProperties":false}]}`)
+		{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"},"uri":{"type":"string"}},"required":["preview","shape","handle"],"additionalProperties":false}]}`)
 	if _, err := f.Fold(ctx, alice, data, union); err != nil {
 		t.Errorf("a union with the folded form: %v", err)
 	}
@@ -414,5 +416,57 @@ func TestQueryBoundsFields(t *testing.T) {
 	_, err = f.Query(context.Background(), alice, Query{Handle: folded.Handle, Path: "entries", Fields: fields})
 	if !isCode(err, toolerr.CodeInvalidArgument) {
 		t.Errorf("%d fields: %v", len(fields), err)
+	}
+}
+
+// TestReferences: a folded answer carries its reference, which resolves
+// to the answer or, with a JSON pointer fragment, to a part of it, for its
+// owner only. A long string folds and reads back by characters.
+func TestReferences(t *testing.T) {
+	ctx := context.Background()
+	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
+	data := corpus.Listing(1000)
+	folded, err := f.Fold(ctx, alice, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Handle, URI string }
+	if err := json.Unmarshal(folded.JSON, &body); err != nil || body.URI != "mcp+cache://"+folded.Handle {
+		t.Fatalf("folded %s: %v", folded.JSON, err)
+	}
+	whole, err := f.Resolve(ctx, alice, body.URI)
+	if err != nil || !bytes.Equal(whole, data) {
+		t.Fatalf("whole: %v", err)
+	}
+	part, err := f.Resolve(ctx, alice, body.URI+"#/entries/2/path")
+	if err != nil || string(part) != `"dir2/file00002.go"` {
+		t.Errorf("pointer: %s %v", part, err)
+	}
+	for uri, code := range map[string]string{
+		body.URI + "#/entries/99999":         toolerr.CodePathNotFound,
+		body.URI + "#entries":                toolerr.CodePathNotFound,
+		"mcp+cache://AAAAAAAAAAAAAAAAAAAAAA": toolerr.CodeHandleNotFound,
+		"mcp+cache://not-a-handle":           toolerr.CodeHandleNotFound,
+	} {
+		if _, err := f.Resolve(ctx, alice, uri); !isCode(err, code) {
+			t.Errorf("%s: %v, want %s", uri, err, code)
+		}
+	}
+	if _, err := f.Resolve(ctx, Owner{Session: alice.Session, Subject: "bob"}, body.URI); !isCode(err, toolerr.CodeHandleNotFound) {
+		t.Errorf("another subject resolved alice's reference: %v", err)
+	}
+	text := strings.Repeat("a log line, not JSON\n", 2000)
+	folded, err = f.Fold(ctx, alice, Marshal(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := f.Query(ctx, alice, Query{Handle: folded.Handle})
+	var got struct {
+		Value      string
+		Total      int
+		NextOffset int `json:"next_offset"`
+	}
+	if err != nil || json.Unmarshal(a.JSON, &got) != nil || got.Total != len(text) || got.Value != text[:DefaultChars] || got.NextOffset != DefaultChars {
+		t.Errorf("a folded string: %s %v", a.JSON, err)
 	}
 }

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,7 +50,7 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	// Without an owner nothing was folded for this caller, and the zero
 	// owner holds no handle.
-	owner, _ := s.owner(req, c)
+	owner, _ := s.owner(req.Session, c)
 	ans, err := s.cfg.Fold.Query(ctx, owner, fold.Query{
 		Handle: a.Handle, Path: a.Path, Offset: a.Offset, Limit: a.Limit, Page: a.Page, Fields: a.Fields, MaxTokens: a.MaxTokens,
 	})
@@ -65,12 +67,12 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // owner is whom a folded answer of this call belongs to: the session and
 // the subject. An anonymous call without a session (stateless HTTP with no
 // tokens file) has no owner: nobody could read its handle back.
-func (s *Server) owner(req *mcp.CallToolRequest, c *caller) (fold.Owner, bool) {
+func (s *Server) owner(ss *mcp.ServerSession, c *caller) (fold.Owner, bool) {
 	session := ""
-	if !s.cfg.Stateless && req.Session != nil {
-		session = req.Session.ID()
+	if !s.cfg.Stateless && ss != nil {
+		session = ss.ID()
 		if session == "" {
-			session = s.connectionID(req.Session)
+			session = s.connectionID(ss)
 		}
 	}
 	if session == "" && s.cfg.Tokens == nil {
@@ -108,7 +110,7 @@ func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, c *caller
 	if s.cfg.Fold == nil || len(data) <= s.cfg.Fold.Threshold() {
 		return textResult(string(data))
 	}
-	owner, ok := s.owner(req, c)
+	owner, ok := s.owner(req.Session, c)
 	if !ok {
 		return textResult(string(data))
 	}
@@ -118,9 +120,88 @@ func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, c *caller
 		s.log.Warn("answer sent whole: it could not be folded", "tool", req.Params.Name, "bytes", len(data), "err", err)
 		return textResult(string(data))
 	}
+	return foldedResult(folded)
+}
+
+// foldedResult is the tool result of a folded answer: its JSON as
+// structuredContent and, with the hint, as text.
+func foldedResult(folded *fold.Folded) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: folded.Text()}},
 		StructuredContent: json.RawMessage(folded.JSON),
-		Meta:              mcp.Meta{MetaResultHandle: map[string]any{"handle": folded.Handle, "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}},
+		Meta:              mcp.Meta{MetaResultHandle: map[string]any{"handle": folded.Handle, "uri": fold.URI(folded.Handle, ""), "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}},
 	}
+}
+
+// foldUpstream folds an upstream tool's answer by the rules of folio's
+// own, when it is one text content that is JSON (or plain text, which
+// folds as a string), or structuredContent with at most a text that
+// repeats it; over the threshold; with an owner; and admitted by the
+// tool's output schema. Anything else (errors, images, audio, resources,
+// several texts) goes as it came. A tool whose output schema refuses the
+// folded form is warned of once.
+func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, c *caller, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if s.cfg.Fold == nil || res == nil || res.IsError {
+		return res
+	}
+	data := foldable(res)
+	if len(data) <= s.cfg.Fold.Threshold() {
+		return res
+	}
+	owner, ok := s.owner(req.Session, c)
+	if !ok {
+		return res
+	}
+	var schema json.RawMessage
+	if tool.OutputSchema != nil {
+		schema, _ = json.Marshal(tool.OutputSchema)
+	}
+	folded, err := s.cfg.Fold.Fold(ctx, owner, data, schema)
+	if err != nil {
+		if _, warned := s.unfoldable.LoadOrStore(tool.Name, true); !warned {
+			s.log.Warn("answers of this tool are sent whole: they could not be folded", "tool", tool.Name, "err", err)
+		}
+		return res
+	}
+	return foldedResult(folded)
+}
+
+// foldable is the JSON of an answer that may fold, or nil.
+func foldable(res *mcp.CallToolResult) []byte {
+	if res.StructuredContent != nil {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil
+		}
+		switch {
+		case len(res.Content) == 0:
+			return data
+		case len(res.Content) == 1:
+			if t, ok := res.Content[0].(*mcp.TextContent); ok && sameJSON([]byte(t.Text), data) {
+				return data
+			}
+		}
+		return nil
+	}
+	if len(res.Content) != 1 {
+		return nil
+	}
+	t, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return nil
+	}
+	if trimmed := bytes.TrimSpace([]byte(t.Text)); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
+		return trimmed
+	}
+	data, _ := json.Marshal(t.Text)
+	return data
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

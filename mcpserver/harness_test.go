@@ -140,6 +140,10 @@ type serverOpts struct {
 	tokensNow func() time.Time
 	// gateway offers upstream tools too.
 	gateway *upstream.Gateway
+	// foldTTL is how long folded answers last; fold's default when 0.
+	foldTTL time.Duration
+	// noReferenceArgs keeps upstream schemas as they are.
+	noReferenceArgs bool
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -148,13 +152,16 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 		o.counter = pager.O200kBase
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
-		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway}
+		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}
 	fopt := fold.DefaultOptions()
 	if o.threshold != 0 {
 		fopt.ThresholdBytes = o.threshold
+	}
+	if o.foldTTL != 0 {
+		fopt.TTL = o.foldTTL
 	}
 	folder, err := fold.New(bytes.Repeat([]byte{5}, fold.SecretLen), o.store, cfg.Counter, fopt)
 	if err != nil {

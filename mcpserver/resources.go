@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
@@ -28,7 +29,41 @@ func (s *Server) addResources() {
 		Description: "A text file under the served roots, whole (use the read tool to page it).",
 		MIMEType:    "text/plain",
 	}, s.readResource)
+	if s.cfg.Fold != nil {
+		s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name:        "folded-answer",
+			URITemplate: fold.Scheme + "{+handle}",
+			Description: "A folded answer, or a part of it by a JSON pointer fragment (#/rows), as JSON.",
+			MIMEType:    "application/json",
+		}, s.readReference)
+	}
 	s.mcp.AddReceivingMiddleware(s.listResources)
+}
+
+// readReference answers resources/read of an mcp+cache:// reference: the
+// JSON it names, for the session and caller that own it, when it is no
+// larger than a result_query answer may be.
+func (s *Server) readReference(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	c, err := s.caller(ctx, req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	uri := req.Params.URI
+	owner, ok := s.owner(req.Session, c)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	value, err := s.cfg.Fold.Resolve(ctx, owner, uri)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, resourceError(uri, err)
+	}
+	if len(value) > s.cfg.Fold.Threshold() {
+		return nil, resourceError(uri, toolerr.New(toolerr.CodeSliceTooLarge, "%s is %d bytes, over the %d a read gives: read it in parts with the result_query tool", uri, len(value), s.cfg.Fold.Threshold()))
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(value)}}}, nil
 }
 
 // readResource answers resources/read: the file's whole text (within the

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zeebo/blake3"
@@ -53,7 +55,12 @@ func TestResources(t *testing.T) {
 		t.Fatal("a bad cursor was taken")
 	}
 	tmpl, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != fileTemplate {
+	var templates []string
+	for _, rt := range tmpl.ResourceTemplates {
+		templates = append(templates, rt.URITemplate)
+	}
+	slices.Sort(templates)
+	if err != nil || !slices.Equal(templates, []string{fileTemplate, fold.Scheme + "{+handle}"}) {
 		t.Fatalf("%v %+v", err, tmpl)
 	}
 	uri := e.write(t, "d1/read me.md", "whole text\r\nhere")

@@ -40,6 +40,9 @@ type Config struct {
 	// Gateway, when set, offers the tools of upstream MCP servers beside
 	// folio's own, and calls them.
 	Gateway *upstream.Gateway
+	// NoReferenceArgs keeps upstream tools' schemas as they are, without
+	// the X_uri arguments that invite references.
+	NoReferenceArgs bool
 	// Fold, when set, folds the large answers of list and grep into
 	// handles and serves result_query (see package fold).
 	Fold *fold.Folder
@@ -94,6 +97,12 @@ type Server struct {
 	changes, failLogged atomic.Int64
 	// listChange is what the latest list_changed notification is about.
 	listChange atomic.Pointer[listChange]
+	// unfoldable names the upstream tools warned of once: their answers
+	// cannot fold.
+	unfoldable sync.Map
+	// schemas holds the resolved input schema of each upstream tool, and
+	// invited the tool as advertised with reference arguments.
+	schemas, invited sync.Map
 }
 
 // New builds the server with its tools and resources.
@@ -135,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.toolAccess, s.upstreamTools)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.toolAccess, s.substitute, s.upstreamTools)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.tellDrift)
 	}

@@ -36,7 +36,15 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			list := res.(*mcp.ListToolsResult)
 			for _, t := range catalog.Tools {
-				list.Tools = append(list.Tools, t.Def)
+				def := t.Def
+				if !s.cfg.NoReferenceArgs {
+					v, ok := s.invited.Load(def)
+					if !ok {
+						v, _ = s.invited.LoadOrStore(def, inviteReferences(def))
+					}
+					def = v.(*mcp.Tool)
+				}
+				list.Tools = append(list.Tools, def)
 			}
 			return list, nil
 		}
@@ -45,13 +53,17 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return next(ctx, method, req)
 		}
-		if _, err := s.caller(ctx, call.Extra); err != nil {
+		c, err := s.caller(ctx, call.Extra)
+		if err != nil {
 			return nil, err
 		}
 		if now, err := s.cfg.Gateway.Catalog(ctx); err == nil {
 			if _, still := now.Lookup(tool.Name); !still {
 				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
 			}
+		}
+		if err := s.checkArgs(tool.Def, call.Params.Arguments); err != nil {
+			return s.toolError(err)
 		}
 		// Of the call's _meta only the progress token goes on (the
 		// gateway swaps it for one of its own): the rest, the protocol
@@ -73,8 +85,10 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		case err != nil && ctx.Err() == nil:
 			// The upstream refused the call: the model should read why.
 			return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s refused the call: %v", tool.Upstream, err)), nil
+		case err != nil:
+			return nil, err
 		}
-		return res, err
+		return s.foldUpstream(ctx, call, c, tool.Def, res), nil
 	}
 }
 

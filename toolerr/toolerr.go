@@ -23,6 +23,9 @@ const (
 	CodeHandleNotFound = "result_handle_not_found"
 	CodePathNotFound   = "result_path_not_found"
 	CodeSliceTooLarge  = "result_slice_too_large"
+	// CodeReferenceNotFound: an X_uri argument names nothing this caller
+	// may have.
+	CodeReferenceNotFound = "reference_not_found"
 	// CodeUpstreamUnavailable: an upstream MCP server could not be reached.
 	CodeUpstreamUnavailable = "upstream_unavailable"
 	// CodeUpstreamError: an upstream MCP server refused a call.

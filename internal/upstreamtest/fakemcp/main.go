@@ -31,6 +31,8 @@ func main() {
 	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
 	toolsFile := flag.String("toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
 	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications) and block (waits for its cancellation) too")
+	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text) and strict (an output schema a folded answer fails) too")
+	callLog := flag.String("calllog", "", "append each call's tool name to this file")
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
 	flag.Parse()
 	if *hang {
@@ -65,6 +67,21 @@ func main() {
 	setTools(s, nil, names)
 	if *callTools {
 		addCallTools(s, *cancelFile)
+	}
+	if *dataTools {
+		addDataTools(s)
+	}
+	if *callLog != "" {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+					f, _ := os.OpenFile(*callLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+					fmt.Fprintln(f, p.Name)
+					f.Close()
+				}
+				return next(ctx, method, req)
+			}
+		})
 	}
 	if *addr == "" {
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
@@ -134,4 +151,56 @@ func addCallTools(s *mcp.Server, cancelFile string) {
 		}
 		return nil, ctx.Err()
 	})
+}
+
+// addDataTools offers the tools of the result-by-reference tests: series
+// answers 240 rows {"t","v"} as JSON text; ingest takes data (an array of
+// rows or numbers) and answers "rows N sum S" of their v (or values);
+// log answers 40 KB of plain text; strict answers structuredContent under
+// an output schema that admits only the whole answer.
+func addDataTools(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "series", Description: "A time series of 240 rows.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: series()}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "ingest", Description: "Counts and sums the rows of data.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"data":{"type":"array"}},"required":["data"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ Data []json.RawMessage }
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			sum := 0.0
+			for _, row := range args.Data {
+				var r struct{ V float64 }
+				if json.Unmarshal(row, &r) != nil {
+					json.Unmarshal(row, &r.V)
+				}
+				sum += r.V
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("rows %d sum %g", len(args.Data), sum)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "log", Description: "A long log.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("a log line, not JSON\n", 2000)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "strict", Description: "A series under a strict output schema.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"series":{"type":"array"}},"required":["series"],"additionalProperties":false}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(series())}, nil
+		})
+}
+
+// series is {"series":[{"t":…,"v":…}, …]} of 240 rows.
+func series() string {
+	var b strings.Builder
+	b.WriteString(`{"series":[`)
+	for i := range 240 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"t":"2026-11-30T%02d:%02d:00Z","v":%d.5}`, i/60, i%60, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
 }
