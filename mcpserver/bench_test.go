@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,8 +18,12 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fold/boltstore"
 	"github.com/folio-mcp/folio/fold/redisstore"
+	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // realText is 1 MiB of real Go source from the Go distribution.
@@ -211,5 +216,56 @@ func BenchmarkResourcesList100k(b *testing.B) {
 		if n := len(listAllResources(b, cs)); n != 100_000 {
 			b.Fatalf("%d files listed", n)
 		}
+	}
+}
+
+// BenchmarkReferenceCall calls an upstream tool that takes an array: with
+// one row inline, with a 1 MiB array inline, and with the same array by
+// reference (folio resolves it, checks it against the tool's schema and
+// sends it on). p50 in ms.
+func BenchmarkReferenceCall(b *testing.B) {
+	bin := upstreamtest.Binary(b)
+	dir := b.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g, err := upstream.Start(ctx, []upstream.Server{{Name: "dst", Transport: upstream.Stdio, Command: bin, Args: []string{"-datatools"}}},
+		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	e := newEnv(b)
+	tok := e.addToken(b, "alice")
+	s := e.server(b, serverOpts{gateway: g})
+	cs := dialHTTP(b, serveHTTP(b, s), tok, nil)
+	listing := corpus.Listing(17500)
+	owner := fold.Owner{Session: cs.ID(), Subject: "alice", Grant: grant(tokens.Hash(tok), nil)}
+	folded, err := s.cfg.Fold.Fold(ctx, owner, listing, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var entries struct{ Entries []any }
+	json.Unmarshal(listing, &entries)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"inline-1-row", map[string]any{"data": []any{map[string]any{"v": 1}}}},
+		{"inline-1MiB", map[string]any{"data": entries.Entries}},
+		{"reference-1MiB", map[string]any{"data_uri": fold.URI(folded.Handle, "/entries")}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				t := time.Now()
+				r := call(b, cs, "dst__ingest", tc.args)
+				lat = append(lat, time.Since(t))
+				if r.isError {
+					b.Fatal(r.text)
+				}
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
 	}
 }
