@@ -117,6 +117,13 @@ func TestReferences(t *testing.T) {
 	if r := call(t, cs, "dst__ingest", map[string]any{"data_uri": path}); !r.isError || !strings.Contains(r.text, "invalid_argument") || !strings.Contains(r.text, "/properties/data") {
 		t.Errorf("a file's text where an array goes: %s", r.text)
 	}
+	if n := dstCalls(callLog); n != calls {
+		t.Errorf("the upstream was called with arguments its schema refuses")
+	}
+	// Other schemes are no references: they go on as they are.
+	if r := call(t, cs, "dst__echo", map[string]any{"text_uri": "https://example.com/x"}); r.isError || r.text != `echo {"text_uri":"https://example.com/x"}` {
+		t.Errorf("an https:// value of text_uri: %s", r.text)
+	}
 	if r := call(t, cs, "dst__echo", map[string]any{"text_uri": path}); r.isError || r.text != `echo {"text":"some notes\n"}` {
 		t.Errorf("a file's text by reference: %s", r.text)
 	}
