@@ -184,7 +184,7 @@ func (s *Server) Handler() http.Handler {
 		SessionTimeout: sessionTimeout,
 	}))
 	if s.cfg.Tokens != nil {
-		h = auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+		h = challenge(auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
 	}
 	h = s.guardHTTP(http.NewCrossOriginProtection().Handler(h))
 	mux := http.NewServeMux()
@@ -320,3 +320,22 @@ func (s *Server) identity(hash string) (tokens.Identity, *fsview.FS, error) {
 	view, err := s.cfg.FS.Restrict(id.Allow)
 	return id, view, err
 }
+
+// challenge adds WWW-Authenticate: Bearer to 401 answers, as RFC 6750 asks.
+func challenge(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(challenger{w}, r)
+	})
+}
+
+type challenger struct{ http.ResponseWriter }
+
+func (c challenger) WriteHeader(code int) {
+	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+		c.Header().Set("WWW-Authenticate", `Bearer realm="folio"`)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c challenger) Unwrap() http.ResponseWriter { return c.ResponseWriter }

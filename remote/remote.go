@@ -4,13 +4,16 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,13 +29,52 @@ type Client struct {
 
 // Dial connects to the Streamable HTTP endpoint (for folio serve, the URL
 // ending in /mcp) and sends token as a bearer token when it is not empty.
+// A server that refuses the token is a *toolerr.Error of CodeUnauthorized
+// with the server's reason.
 func Dial(ctx context.Context, endpoint, token, version string) (*Client, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: HTTPClient(token), DisableStandaloneSSE: true}, nil)
+	denied := &refusal{}
+	hc := &http.Client{Transport: watch{denied, HTTPClient(token).Transport}}
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err != nil {
+		if reason, ok := denied.get(); ok {
+			return nil, toolerr.Wrap(toolerr.CodeUnauthorized, err, "%s refused the token: %s", endpoint, reason)
+		}
 		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
 	}
 	return &Client{cs: cs}, nil
+}
+
+// refusal keeps the reason of the last 401 answer a client got.
+type refusal struct {
+	mu     sync.Mutex
+	reason string
+	seen   bool
+}
+
+func (r *refusal) get() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reason, r.seen
+}
+
+// watch notes 401 answers, with their body as the reason.
+type watch struct {
+	denied *refusal
+	base   http.RoundTripper
+}
+
+func (w watch) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := w.base.RoundTrip(r)
+	if err == nil && res.StatusCode == http.StatusUnauthorized {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 1024))
+		res.Body.Close()
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		w.denied.mu.Lock()
+		w.denied.reason, w.denied.seen = strings.TrimSpace(string(body)), true
+		w.denied.mu.Unlock()
+	}
+	return res, err
 }
 
 // HTTPClient is an HTTP client that sends token as a bearer token on every

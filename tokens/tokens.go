@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"time"
@@ -226,6 +227,9 @@ func Revoke(path, subject string) (int, error) {
 // concurrent changes all land. A temporary file that an earlier run left
 // (killed before its rename) is removed first.
 func updateTokens(path string, change func(*tokenFile) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("the tokens file's directory: %w", err)
+	}
 	unlock, err := atomicfile.Lock(path)
 	if err != nil {
 		return fmt.Errorf("locking the tokens file %s: %w", path, err)
@@ -253,7 +257,31 @@ func updateTokens(path string, change func(*tokenFile) error) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(out, '\n'))
+	if err := atomicfile.Write(path, append(out, '\n')); err != nil {
+		return fmt.Errorf("writing the tokens file %s: %w", path, err)
+	}
+	return nil
+}
+
+// List returns the identities of the tokens file at path, in its order:
+// subjects and lists, never the tokens.
+func List(path string) ([]Identity, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseTokens(b); err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	var f tokenFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, err
+	}
+	out := make([]Identity, len(f.Tokens))
+	for i, e := range f.Tokens {
+		out[i] = Identity{Subject: e.Subject, Allow: e.Allow, Tools: e.Tools}
+	}
+	return out, nil
 }
 
 // MayUse reports whether the identity may see and call the tool name.

@@ -23,6 +23,8 @@ const (
 	CodeHandleNotFound = "result_handle_not_found"
 	CodePathNotFound   = "result_path_not_found"
 	CodeSliceTooLarge  = "result_slice_too_large"
+	// CodeUnauthorized: a server refused the caller's token.
+	CodeUnauthorized = "unauthorized"
 	// CodeReferenceNotFound: an X_uri argument names nothing this caller
 	// may have.
 	CodeReferenceNotFound = "reference_not_found"

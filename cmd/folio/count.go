@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/reader"
 )
 
 func countCommand() *cli.Command {
@@ -34,8 +33,9 @@ func countCommand() *cli.Command {
 			for _, arg := range c.Args().Slice() {
 				text, err := countText(c.Context, c, fs, arg)
 				if err != nil {
-					code = exitCode(reader.AsError(err).Code)
-					fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v\n", arg, reader.AsError(err).Message)
+					e := localError(arg, err)
+					code = exitCode(e.Code)
+					fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v\n", arg, e.Message)
 					continue
 				}
 				n := counter.Count(string(text))

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/reader"
 )
 
 func hashCommand() *cli.Command {
@@ -37,7 +36,7 @@ file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32.`,
 						continue
 					}
 				}
-				e := reader.AsError(err)
+				e := localError(arg, err)
 				fmt.Fprintf(c.App.ErrWriter, "folio: %s: %s\n", arg, e.Message)
 				code = exitCode(e.Code)
 			}

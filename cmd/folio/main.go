@@ -5,7 +5,7 @@
 //	folio serve --root DIR [--root DIR…] [--http ADDR] [--tokens FILE] [--stateless]
 //	folio upstreams list|refresh --upstreams FILE [--schema-cache FILE]
 //	folio token add --tokens FILE --subject NAME [--allow GLOB…]
-//	folio token revoke --tokens FILE --subject NAME
+//	folio token list|revoke --tokens FILE [--subject NAME]
 //	folio read [--server URL [--token T]] [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
 //	folio verify [--server URL [--token T]] [--max-tokens N[,N…]] [--json] PATH…
 //	folio count PATH… | -
@@ -34,6 +34,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:      "folio",
 		Usage:     "serve files to LLM agents in exact, token-budgeted pages",
+		Version:   version(),
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -510,5 +511,54 @@ func TestKeyFileOpenToOthers(t *testing.T) {
 	os.Chmod(keyFile, 0o600)
 	if r := folio(t, "", "read", "--cursor-key-file", keyFile, "--max-tokens", "200", path); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestCommandLineEdges: --version, serve without --root, hash of a missing
+// file, token add into a new directory, token list, and a refused token
+// over --server, each as a user meets them.
+func TestCommandLineEdges(t *testing.T) {
+	if r := folio(t, "", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "folio version ") {
+		t.Errorf("--version: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := folio(t, "", "serve"); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "--root") || strings.Contains(r.stderr, "USAGE") {
+		t.Errorf("serve without --root: exit %d, %q", r.code, r.stderr)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.md")
+	if r := folio(t, "", "hash", missing); r.code == 0 || !strings.Contains(r.stderr, missing+": no such file") {
+		t.Errorf("hash of a missing file: %q", r.stderr)
+	}
+	path := filepath.Join(t.TempDir(), "new", "dir", "tokens.json")
+	if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "alice", "--allow", "docs/**", "--tool", "read"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if info, err := os.Stat(filepath.Dir(path)); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("the tokens file's directory: %v %v", info.Mode(), err)
+	}
+	if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "bad name"); r.code == 0 || !strings.Contains(r.stderr, "see folio token add --help") {
+		t.Errorf("a bad subject: %q", r.stderr)
+	}
+	r := folio(t, "", "token", "list", "--tokens", path, "--json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `[{"subject":"alice","allow":["docs/**"],"tools":["read"]}]` {
+		t.Errorf("token list: %q %q", r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(r.stdout, "token_sha256") || !strings.Contains(string(b), "token_sha256") {
+		t.Error("token list shows the hashes")
+	}
+
+	dir := t.TempDir()
+	write(t, dir, "a.md", "text\n")
+	srv := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--tokens", path)
+	res, err := http.Post(srv.endpoint, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
+		t.Errorf("401 without a challenge: %d %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
+	}
+	r = folio(t, "", "read", "--server", srv.endpoint, "--token", "folio_wrong", "--max-tokens", "100", "a.md")
+	if r.code == 0 || !strings.Contains(r.stderr, "unauthorized") || !strings.Contains(r.stderr, "unknown or revoked token") {
+		t.Errorf("a refused token: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -181,5 +181,5 @@ func fail(c *cli.Context, paged bool, err error) error {
 
 // usageError is an invalid_argument read error.
 func usageError(c *cli.Context, msg string) error {
-	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg + " (see folio help " + c.Command.Name + ")"}
+	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg + " (see " + c.Command.HelpName + " --help)"}
 }

@@ -31,7 +31,7 @@ Relative paths in requests resolve against the first root. The default deny
 list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
 depth and in any case; --deny adds to it.`,
 		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "root", Required: true, EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (repeatable; the first is where relative paths resolve)"},
+			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve)"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
@@ -54,6 +54,9 @@ depth and in any case; --deny adds to it.`,
 }
 
 func serveAction(c *cli.Context) error {
+	if len(c.StringSlice("root")) == 0 {
+		return fail(c, false, usageError(c, "serve needs --root DIR, the directory to serve (repeatable)"))
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return usageError(c, "--log-level: "+err.Error())

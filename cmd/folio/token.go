@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/urfave/cli/v2"
@@ -34,6 +37,42 @@ sees every tool.`,
 				return err
 			},
 		}, {
+			Name:  "list",
+			Usage: "print the subject, allow list and tools list of each token (never the tokens)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "tokens", Required: true, EnvVars: []string{"FOLIO_TOKENS"}, Usage: "the tokens file"},
+				&cli.BoolFlag{Name: "json", Usage: "print a JSON array"},
+			},
+			Action: func(c *cli.Context) error {
+				ids, err := tokens.List(c.String("tokens"))
+				if err != nil {
+					return fail(c, false, usageError(c, err.Error()))
+				}
+				if c.Bool("json") {
+					type entry struct {
+						Subject string   `json:"subject"`
+						Allow   []string `json:"allow"`
+						Tools   []string `json:"tools"`
+					}
+					out := []entry{}
+					for _, id := range ids {
+						out = append(out, entry{id.Subject, orEmpty(id.Allow), orEmpty(id.Tools)})
+					}
+					b, err := json.Marshal(out)
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
+					return err
+				}
+				w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "SUBJECT\tALLOW\tTOOLS")
+				for _, id := range ids {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", id.Subject, listOrAll(id.Allow), listOrAll(id.Tools))
+				}
+				return w.Flush()
+			},
+		}, {
 			Name:        "revoke",
 			Usage:       "remove every token of a subject from the tokens file",
 			Description: `A running folio serve refuses them within a second.`,
@@ -51,4 +90,20 @@ sees every tool.`,
 			},
 		}},
 	}
+}
+
+// orEmpty is list, or an empty list for nil (JSON [] rather than null).
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// listOrAll shows a list of globs; empty means everything.
+func listOrAll(list []string) string {
+	if len(list) == 0 {
+		return "(all)"
+	}
+	return strings.Join(list, " ")
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"crypto/rand"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -115,4 +118,16 @@ func checkServerFlags(c *cli.Context) error {
 // dialServer connects to --server.
 func dialServer(c *cli.Context) (*remote.Client, error) {
 	return remote.Dial(c.Context, c.String("server"), c.String("token"), version())
+}
+
+// localError is the error of a command-line argument naming a local file:
+// one that does not exist says so plainly (the served-roots wording of
+// fsview is for servers).
+func localError(arg string, err error) *toolerr.Error {
+	if errors.Is(err, fsview.ErrNotFound) {
+		if _, serr := os.Lstat(arg); errors.Is(serr, fs.ErrNotExist) {
+			return toolerr.Wrap(toolerr.CodeNotFound, err, "no such file")
+		}
+	}
+	return reader.AsError(err)
 }
