@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"golang.org/x/sync/semaphore"
@@ -170,6 +171,18 @@ func (f File) RootURI() string { return URI(f.root.path) }
 // Size is the file's size when it was resolved.
 func (f File) Size() int64 { return f.info.Size() }
 
+// RelTo is the slash path of f relative to the directory dir, which holds
+// it: what a glob given with dir is matched against.
+func (f File) RelTo(dir File) string {
+	if dir.Rel == "." {
+		return f.Rel
+	}
+	return strings.TrimPrefix(f.Rel, dir.Rel+"/")
+}
+
+// ModTime is the file's modification time when it was resolved.
+func (f File) ModTime() time.Time { return f.info.ModTime() }
+
 // Resolve turns a name (a path relative to the first root, an absolute path,
 // or a file:// URI) into a visible file or directory inside a root.
 func (v *FS) Resolve(name string) (File, error) {
@@ -179,7 +192,7 @@ func (v *FS) Resolve(name string) (File, error) {
 	}
 	r, rel, ok := v.rootOf(abs)
 	if !ok {
-		return File{}, notFound(name)
+		return File{}, fmt.Errorf("%w: %q is outside the served roots (%s)", ErrNotFound, name, strings.Join(v.Roots(), ", "))
 	}
 	resolved, info, err := r.resolve(rel)
 	if err != nil {

@@ -12,7 +12,7 @@ const grepDescription = `Search the text files under the served roots for a regu
 const grepSchema = `{"type":"object","properties":{
 "pattern":{"type":"string"},
 "path":{"type":"string","description":"file or directory, default the first root"},
-"glob":{"type":"string","description":"doublestar glob over paths relative to the root"},
+"glob":{"type":"string","description":"doublestar glob over paths relative to path"},
 "literal":{"type":"boolean","description":"pattern is plain text"},
 "ignore_case":{"type":"boolean"},
 "context":{"type":"integer","minimum":0,"maximum":20,"description":"lines before and after each match"},

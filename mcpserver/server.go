@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,7 +133,8 @@ func New(cfg Config) (*Server, error) {
 		catalogs: map[*mcp.ServerSession]*upstream.Catalog{}}
 	s.sessions.opener, s.sessions.openingBy = map[string]sessionOpener{}, map[string]int{}
 	opts := &mcp.ServerOptions{
-		Instructions: "folio serves the text files under its roots. Read them with the read tool: " +
+		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
+			" (relative paths resolve against the first). Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
 		Logger:   cfg.Logger,
 		PageSize: resourcePageSize,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,13 +40,13 @@ const readSchema = `{"type":"object","properties":{
 "cursor":{"type":"string","description":"next_cursor of the previous page"}},
 "additionalProperties":false}`
 
-const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size"}],"truncated"}, paths relative to root, in a stable order. A large listing folds into a handle for result_query.`
+const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. A large listing folds into a handle for result_query.`
 
 const listSchema = `{"type":"object","properties":{
 "uri":{"type":"string","description":"directory, default the first root"},
 "recursive":{"type":"boolean"},
 "max_depth":{"type":"integer","minimum":0,"description":"levels when recursive, 0 for all"},
-"glob":{"type":"string","description":"doublestar glob over the entry paths"},
+"glob":{"type":"string","description":"doublestar glob over paths relative to uri"},
 "max_entries":{"type":"integer","minimum":1,"maximum":100000,"description":"default and most 100000"}},
 "additionalProperties":false}`
 
@@ -256,6 +257,8 @@ type Entry struct {
 	// Type is "file" or "dir".
 	Type string `json:"type"`
 	Size *int64 `json:"size,omitempty"`
+	// MTime is the modification time, RFC 3339 in UTC.
+	MTime string `json:"mtime"`
 }
 
 // errFull stops a listing at its cap.
@@ -302,19 +305,21 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(invalid(fmt.Sprintf("%s is a file, not a directory: read it", d.URI))), nil
 	}
 	out := Listing{URI: d.URI, Root: d.RootURI(), Entries: []Entry{}}
+	seen := 0                                  // entries before the glob
 	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
 	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth}, func(f fsview.File) error {
+		seen++
 		if a.Glob != "" {
-			if ok, _ := doublestar.Match(a.Glob, f.Rel); !ok {
+			if ok, _ := doublestar.Match(a.Glob, f.RelTo(d)); !ok {
 				return nil
 			}
 		}
-		entrySize := len(`{"path":"","type":"file","size":},`) + 20 + search.JSONLen(f.Rel)
+		entrySize := len(`{"path":"","type":"file","size":,"mtime":"2006-01-02T15:04:05Z"},`) + 20 + search.JSONLen(f.Rel)
 		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
 			return errFull
 		}
 		size += entrySize
-		e := Entry{Path: f.Rel, Type: "file"}
+		e := Entry{Path: f.Rel, Type: "file", MTime: f.ModTime().UTC().Format(time.RFC3339)}
 		if f.IsDir() {
 			e.Type = "dir"
 		} else {
@@ -332,6 +337,9 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		}
 	} else if err != nil {
 		return s.toolError(err)
+	}
+	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
+		out.Note = fmt.Sprintf("the glob %q matched none of the %d entries under %s: globs match paths relative to the directory listed", a.Glob, seen, d.URI)
 	}
 	b, err := marshalCompact(out)
 	if err != nil {

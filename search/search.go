@@ -156,8 +156,8 @@ func invalid(format string, args ...any) *toolerr.Error {
 }
 
 // Search searches the file or the directory path (a name as fsview's
-// Resolve takes it); glob, a doublestar glob over paths relative to the
-// root, narrows a directory's files. Files that are not text or are over
+// Resolve takes it); glob, a doublestar glob over paths relative to that
+// directory, narrows its files. Files that are not text or are over
 // the size cap are skipped in a directory, and an error when named. At the
 // match limit, the byte limit or the time budget the search stops and
 // answers what it found, truncated, with a note that says why.
@@ -178,7 +178,7 @@ func (g *Searcher) Search(ctx context.Context, fs *fsview.FS, path, glob string)
 	defer cancel()
 	var out collected
 	if start.IsDir() {
-		err = g.tree(search, fs, path, glob, &out)
+		err = g.tree(search, fs, start, glob, &out)
 	} else {
 		err = g.single(search, fs, path, &out)
 	}
@@ -216,25 +216,28 @@ type fileJob struct {
 
 // tree searches the visible text files under dir, several at once, and
 // gathers their matches in walk order into out.
-func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir, glob string, out *collected) error {
+func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glob string, out *collected) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan *fileJob, workers)
 	order := make(chan *fileJob, 4*workers)
 	walked := make(chan error, 1)
+	files, matched := 0, 0 // written by the walker, read after it is done
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walked <- fs.Walk(ctx, dir, func(f fsview.File, err error) error {
+		walked <- fs.Walk(ctx, dir.Path, func(f fsview.File, err error) error {
 			if err != nil {
 				return nil // hidden: denied, or a symlink that leads out
 			}
+			files++
 			if glob != "" {
-				if ok, _ := doublestar.Match(glob, f.Rel); !ok {
+				if ok, _ := doublestar.Match(glob, f.RelTo(dir)); !ok {
 					return nil
 				}
 			}
+			matched++
 			j := &fileJob{f: f, done: make(chan struct{})}
 			select {
 			case order <- j:
@@ -270,6 +273,9 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir, glob string, ou
 	wg.Wait()
 	if err := <-walked; err != nil && !errors.Is(context.Cause(ctx), errFull) {
 		return err
+	}
+	if glob != "" && matched == 0 && files > 0 && !out.Truncated {
+		out.Note = fmt.Sprintf("the glob %q matched none of the %d files under %s: globs match paths relative to the path searched", glob, files, dir.URI)
 	}
 	return nil
 }
