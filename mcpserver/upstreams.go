@@ -25,6 +25,10 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Gateway == nil || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
+		if call, ok := req.(*mcp.CallToolRequest); ok && !strings.Contains(call.Params.Name, "__") {
+			// One of folio's own: no need to wait for the upstreams.
+			return next(ctx, method, req)
+		}
 		catalog, err := s.sessionCatalog(ctx, req.GetSession())
 		if err != nil {
 			return nil, err
