@@ -65,6 +65,12 @@ func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 		return Entry{}, err
 	}
 	defer cs.Close()
+	return entryOf(ctx, s, cs)
+}
+
+// entryOf lists the tools of s (every page) over the session cs, as a
+// cache entry.
+func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
 		e.Server, e.Version = info.ServerInfo.Name, info.ServerInfo.Version

@@ -206,17 +206,7 @@ func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
-	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
-		e.Server, e.Version = info.ServerInfo.Name, info.ServerInfo.Version
-	}
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return Entry{}, fmt.Errorf("upstream %s: tools/list: %w", s.Name, err)
-		}
-		e.Tools = append(e.Tools, tool)
-	}
-	return e, nil
+	return entryOf(ctx, s, cs)
 }
 
 // Watch has fn called with the new catalog each time it changes after
