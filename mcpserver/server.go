@@ -246,10 +246,7 @@ type caller struct {
 	tokenHash string
 	// grant names the token and its allow list as they are now, so that a
 	// handle made under them is not read under others.
-	grant string
-	// id is the token's identity (the zero one without a token: every
-	// tool).
-	id     tokens.Identity
+	grant  string
 	fs     *fsview.FS
 	reader *reader.Reader
 }
@@ -277,13 +274,7 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, 
 	if s.cfg.Tokens == nil {
 		return &caller{subject: reader.LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
-	var ti *auth.TokenInfo
-	if extra != nil {
-		ti = extra.TokenInfo
-	}
-	if ti == nil {
-		ti = auth.TokenInfoFromContext(ctx)
-	}
+	ti := tokenInfo(ctx, extra)
 	if ti == nil {
 		return nil, errUnauthorized
 	}
@@ -295,7 +286,7 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, 
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), id: id, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 
 // grant is the SHA-256 of a token's hash and its allow list.
@@ -341,3 +332,11 @@ func (c challenger) WriteHeader(code int) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (c challenger) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// tokenInfo is the bearer token's info of a request, if it carries one.
+func tokenInfo(ctx context.Context, extra *mcp.RequestExtra) *auth.TokenInfo {
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo
+	}
+	return auth.TokenInfoFromContext(ctx)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/upstream"
 )
@@ -167,19 +168,26 @@ func (s *Server) toolAccess(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Tokens == nil || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
-		c, err := s.caller(ctx, req.GetExtra())
-		if err != nil {
-			return nil, err
+		// Only the token's tools list matters here: one lookup, not the
+		// caller's whole view (the handler builds that, and refuses a call
+		// with no valid token).
+		var id tokens.Identity
+		if ti := tokenInfo(ctx, req.GetExtra()); ti != nil {
+			hash, _ := ti.Extra[identityKey].(string)
+			id, _ = s.cfg.Tokens.Lookup(hash)
+		}
+		if len(id.Tools) == 0 {
+			return next(ctx, method, req)
 		}
 		if call, ok := req.(*mcp.CallToolRequest); ok {
-			if !c.id.MayUse(call.Params.Name) {
+			if !id.MayUse(call.Params.Name) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
 			}
 			return next(ctx, method, req)
 		}
 		res, err := next(ctx, method, req)
 		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !c.id.MayUse(t.Name) })
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !id.MayUse(t.Name) })
 		}
 		return res, err
 	}
