@@ -23,6 +23,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokens"
 )
 
@@ -279,31 +281,47 @@ func (h recordHandler) Handle(_ context.Context, r slog.Record) error { h <- r.C
 func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler            { return h }
 func (h recordHandler) WithGroup(string) slog.Handler                 { return h }
 
-// TestLineReadBound: a hundred copies of one file in uris, or one file over
-// the bound, give an answer within the bound; files past it are error
-// blocks that say how to read them.
+// TestLineReadBound: a hundred copies of one file in uris share one token
+// cap; one file over the byte bound is an error that says how to read it;
+// resources/read of a file over the token cap is too_large.
 func TestLineReadBound(t *testing.T) {
 	e := newEnv(t)
 	text := strings.Repeat("a line of the file, repeated\n", 10_000) // 290 KB
 	e.write(t, "f.txt", text)
-	const bound = 512 << 10
 	tok := e.addToken(t, "alice")
-	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
+	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
 	uris := make([]string, MaxURIs)
 	for i := range uris {
 		uris[i] = "f.txt"
 	}
 	r := call(t, cs, "read", map[string]any{"uris": uris})
-	whole := strings.Count(r.text, text)
-	if whole != 1 || len(r.text) > bound+MaxURIs*400 || strings.Count(r.text, `"code":"too_large"`) != MaxURIs-1 {
-		t.Errorf("uris: %d bytes, %d whole files, %d too_large", len(r.text), whole, strings.Count(r.text, "too_large"))
+	read, rest, _ := strings.Cut(r.text, "[folio] the answer's cap")
+	n := counter(t, pager.O200kBase).Count(read)
+	if n > reader.DefaultLineMaxTokens || n < reader.DefaultLineMaxTokens*9/10 {
+		t.Errorf("uris: %d tokens, cap %d", n, reader.DefaultLineMaxTokens)
 	}
-	e.write(t, "big.txt", strings.Repeat(text, 2))
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "big.txt"}), "too_large")
-	if r := call(t, cs, "read", map[string]any{"uri": "big.txt", "offset": 10, "limit": 5}); r.isError {
+	files := strings.Count(read, "=== ")
+	if files < 2 || strings.Count(read, "stopped at the token cap") != 1 || strings.Count(rest, "f.txt") != MaxURIs-files {
+		t.Errorf("uris: %d files read, the last cut, the others named as not read: %.300s … %.300s", files, read, rest)
+	}
+
+	small := strings.Repeat("x ", 30_000) // 60 KB: under the byte bound, over the token cap
+	if n := counter(t, pager.O200kBase).Count(small); n <= reader.DefaultLineMaxTokens {
+		t.Fatalf("the file counts %d tokens, not over the cap", n)
+	}
+	e.write(t, "g.txt", small)
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file://" + filepath.Join(e.dir, "g.txt")})
+	if err == nil || !strings.Contains(err.Error(), "tokens a resource read gives") {
+		t.Errorf("resources/read of a file over the token cap: %v", err)
+	}
+
+	const bound = 32 << 10
+	cs = dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "f.txt"}), "too_large")
+	if r := call(t, cs, "read", map[string]any{"uri": "f.txt", "offset": 10, "limit": 5}); r.isError {
 		t.Errorf("a few lines of a large file: %s", r.text)
 	}
-	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file://" + filepath.Join(e.dir, "big.txt")})
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file://" + filepath.Join(e.dir, "f.txt")})
 	if err == nil || !strings.Contains(err.Error(), "read tool") {
 		t.Errorf("resources/read of a file over the bound: %v", err)
 	}

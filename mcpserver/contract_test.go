@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -99,25 +100,55 @@ func TestArguments(t *testing.T) {
 	e.write(t, "m.txt", "only\n")
 	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
 	lURI := "file://" + filepath.ToSlash(e.fs.Roots()[0]) + "/l.txt"
+	// Lines count from 1; the lines are the file's own bytes, and the
+	// footer that follows says where they are and how to go on.
+	lVersion := hashOf(t, filepath.Join(e.fs.Roots()[0], "l.txt"))
+	more := func(offset, limit int) string {
+		if limit == 0 {
+			return fmt.Sprintf(`; more: read {"uri":%q,"offset":%d}`, lURI, offset)
+		}
+		return fmt.Sprintf(`; more: read {"uri":%q,"offset":%d,"limit":%d}`, lURI, offset, limit)
+	}
+	footer := func(first, last int, tail string) string {
+		return fmt.Sprintf("[folio] %s: lines %d-%d of 4, version %s%s", lURI, first, last, lVersion, tail)
+	}
 	for _, tc := range []struct {
-		name string
-		args map[string]any
-		want string
+		name  string
+		args  map[string]any
+		lines string
+		tail  string
+		next  int
 	}{
-		{"whole file", map[string]any{"uri": "l.txt"}, "zero\r\none\ntwo\nthree"},
-		{"offset", map[string]any{"uri": "l.txt", "offset": 1}, "one\ntwo\nthree"},
-		{"offset and limit", map[string]any{"uri": "l.txt", "offset": 1, "limit": 2}, "one\ntwo\n"},
-		{"past the end", map[string]any{"uri": "l.txt", "offset": 9}, ""},
-		{"by URI", map[string]any{"uri": lURI, "limit": 1}, "zero\r\n"},
-		{"uris", map[string]any{"uris": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1},
-			"=== " + lURI + " ===\nzero\r\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== " + strings.TrimSuffix(lURI, "l.txt") + "m.txt ===\nonly\n"},
+		{"whole file", map[string]any{"uri": "l.txt"}, "zero\r\none\ntwo\nthree", footer(1, 4, "; end of file"), 0},
+		{"offset", map[string]any{"uri": "l.txt", "offset": 2}, "one\ntwo\nthree", footer(2, 4, "; end of file"), 0},
+		{"offset 0 is the start", map[string]any{"uri": "l.txt", "offset": 0, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
+		{"offset and limit", map[string]any{"uri": "l.txt", "offset": 2, "limit": 2}, "one\ntwo\n", footer(2, 3, more(4, 2)), 4},
+		{"tail", map[string]any{"uri": "l.txt", "offset": -2}, "two\nthree", footer(3, 4, "; end of file"), 0},
+		{"by URI", map[string]any{"uri": lURI, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, cs, "read", tc.args)
-			if r.isError || r.text != tc.want {
-				t.Fatalf("got %q (error %v), want %q", r.text, r.isError, tc.want)
+			n, _ := r.meta[MetaContentBytes].(float64)
+			if r.isError || int(n) > len(r.text) || r.text[:int(n)] != tc.lines {
+				t.Fatalf("got %q (error %v, content_bytes %v), want lines %q", r.text, r.isError, r.meta[MetaContentBytes], tc.lines)
+			}
+			if got := strings.TrimPrefix(r.text[int(n):], "\n"); got != tc.tail {
+				t.Fatalf("footer %q, want %q", got, tc.tail)
+			}
+			if r.meta[MetaNextOffset] != float64(tc.next) || r.meta[MetaTotalLines] != float64(4) || r.meta[MetaVersion] != lVersion {
+				t.Fatalf("_meta %v", r.meta)
 			}
 		})
+	}
+	r := call(t, cs, "read", map[string]any{"uris": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1})
+	mURI := strings.TrimSuffix(lURI, "l.txt") + "m.txt"
+	want := "=== " + lURI + " ===\nzero\r\n" + footer(1, 1, more(2, 1)) + "\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== " + mURI + " ===\nonly\n[folio] " + mURI + ": lines 1-1 of 1, version " + hashOf(t, filepath.Join(e.fs.Roots()[0], "m.txt")) + "; end of file\n"
+	if r.isError || r.text != want {
+		t.Fatalf("uris: got %q\nwant %q", r.text, want)
+	}
+	r = call(t, cs, "read", map[string]any{"uri": "l.txt", "offset": 9})
+	if wantCode(t, r, toolerr.CodeInvalidArgument); !strings.Contains(r.text, "past the end") || !strings.Contains(r.text, "it has 4 lines") {
+		t.Fatalf("past the end: %s", r.text)
 	}
 	for _, tc := range []struct {
 		name string
@@ -131,7 +162,10 @@ func TestArguments(t *testing.T) {
 		{"uri and uris", map[string]any{"uri": "l.txt", "uris": []string{"l.txt"}}},
 		{"nothing", map[string]any{}},
 		{"zero budget", map[string]any{"uri": "l.txt", "max_tokens": 0}},
-		{"negative offset", map[string]any{"uri": "l.txt", "offset": -1}},
+		{"zero limit", map[string]any{"uri": "l.txt", "limit": 0}},
+		{"line without max_tokens", map[string]any{"uri": "l.txt", "line": 2}},
+		{"line with cursor", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "x", "line": 2}},
+		{"unknown format", map[string]any{"uri": "l.txt", "max_tokens": 100, "format": "yaml"}},
 		{"wrong type", map[string]any{"uri": "l.txt", "max_tokens": "2000"}},
 		{"unknown argument", map[string]any{"uri": "l.txt", "max_token": 2000}},
 		{"too many uris", map[string]any{"uris": make([]string, MaxURIs+1)}},
@@ -140,7 +174,7 @@ func TestArguments(t *testing.T) {
 			wantCode(t, call(t, cs, "read", tc.args), toolerr.CodeInvalidArgument)
 		})
 	}
-	r := call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 20})
+	r = call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 20})
 	wantCode(t, r, toolerr.CodeBudgetTooSmall)
 	if !strings.Contains(r.text, "at least") {
 		t.Fatalf("budget_too_small does not name the smallest budget: %s", r.text)
@@ -338,8 +372,9 @@ func TestToolSchemas(t *testing.T) {
 	structs := map[string]any{"read": readArgs{}, "list": listArgs{}, "grep": grepArgs{}, "result_query": resultQueryArgs{}}
 	// tool.property: {minimum, maximum}, -1 for none.
 	limits := map[string][2]int{
-		"read.offset":             {0, -1},
-		"read.limit":              {-1, -1},
+		"read.offset":             {-1, -1},
+		"read.limit":              {1, -1},
+		"read.line":               {1, -1},
 		"read.max_tokens":         {1, reader.MaxTokensLimit},
 		"list.max_depth":          {0, -1},
 		"list.max_entries":        {1, MaxEntriesLimit},

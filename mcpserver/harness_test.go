@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/zeebo/blake3"
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fold"
@@ -259,11 +261,22 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 	return r
 }
 
+// hashOf is the version of the file at path, as pages give it.
+func hashOf(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := blake3.Sum256(b)
+	return hex.EncodeToString(sum[:fsview.VersionLen])
+}
+
 // wantCode fails unless r is the error code.
 func wantCode(t testing.TB, r result, code string) {
 	t.Helper()
 	if !r.isError || r.code != code {
-		t.Fatalf("got %q, want error %s", r.text, code)
+		t.Fatalf("got %.500q, want error %s", r.text, code)
 	}
 }
 

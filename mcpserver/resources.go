@@ -89,10 +89,27 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if len(snap.Window) > s.cfg.MaxAnswerBytes {
 		return nil, resourceError(uri, overBound(uri, len(snap.Window), 0, s.cfg.MaxAnswerBytes))
 	}
+	if s.overTokenCap(snap.Window) {
+		return nil, resourceError(uri, toolerr.New(toolerr.CodeTooLarge, "%s is over the %d tokens a resource read gives: read it with the read tool, in pages (max_tokens) or in lines (offset and limit)", uri, s.cfg.LineMaxTokens))
+	}
 	return &mcp.ReadResourceResult{
 		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},
 		Meta:     mcp.Meta{MetaVersion: snap.Version.String()},
 	}, nil
+}
+
+// overTokenCap reports whether text counts more than the line cap: a
+// token holds at least one byte and at most the counter's longest, so only
+// a text between the two bounds is counted.
+func (s *Server) overTokenCap(text []byte) bool {
+	switch limit := s.cfg.LineMaxTokens; {
+	case len(text) <= limit:
+		return false
+	case len(text) > limit*s.cfg.Counter.MaxBytesPerToken():
+		return true
+	default:
+		return s.cfg.Counter.Count(string(text)) > limit
+	}
 }
 
 // resourceError is the JSON-RPC error of a failed resource request: the

@@ -53,6 +53,11 @@ type Config struct {
 	// MaxAnswerBytes bounds the text of any answer before folding: line
 	// reads, grep and list stop short of it (DefaultMaxAnswerBytes when 0).
 	MaxAnswerBytes int
+	// LineMaxTokens caps the tokens of a line-mode read and of
+	// resources/read (reader.DefaultLineMaxTokens when 0).
+	LineMaxTokens int
+	// PageFormat is the format of pages a read does not choose.
+	PageFormat pager.Format
 	// BodyTimeout bounds the time an HTTP client has to send a request's
 	// body (DefaultBodyTimeout when 0).
 	BodyTimeout time.Duration
@@ -116,6 +121,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxAnswerBytes <= 0 {
 		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.LineMaxTokens <= 0 {
+		cfg.LineMaxTokens = reader.DefaultLineMaxTokens
 	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout

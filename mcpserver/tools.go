@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
@@ -27,17 +28,19 @@ const (
 	MaxEntriesLimit = 100000
 )
 
-const readDescription = `Read a text file under the served roots.
-Pages: pass uri and max_tokens. The answer is one JSON page {uri,content,version,has_more,next_cursor}; its whole text, metadata included, is at most max_tokens tokens (counted with %s). While has_more is true, call again with the same uri and max_tokens and cursor=next_cursor; the contents joined give the file exactly. On version_conflict the file changed: start again without cursor.
-Lines: without max_tokens and cursor, uri with optional offset and limit (lines, from 0) gives plain text; uris reads several files, each after a line "=== <uri> ===".`
+const readDescription = `Read a text file under the served roots. Lines count from 1 here and in grep.
+Lines: uri, with optional offset (first line; negative counts from the end: -100 is the last 100 lines) and limit. At most 2000 lines and %d tokens per answer; lines over 2000 characters are cut. A last line [folio] gives the total lines, the version, and the exact call that continues. uris reads several files, each after a line "=== <uri> ===".
+Pages: uri and max_tokens, optional line to start at. The answer is one page %s; all of it is at most max_tokens tokens (%s). While has_more is true, call again with the same uri and max_tokens and cursor=next_cursor; the contents joined give the file exactly. On version_conflict the file changed: start again without cursor.`
 
 const readSchema = `{"type":"object","properties":{
 "uri":{"type":"string","description":"path relative to the first root, absolute path, or file:// URI"},
 "uris":{"type":"array","items":{"type":"string"},"description":"several files, line mode only"},
-"offset":{"type":"integer","minimum":0,"description":"first line, line mode"},
-"limit":{"type":"integer","description":"number of lines, line mode"},
+"offset":{"type":"integer","description":"first line, from 1; negative: from the end"},
+"limit":{"type":"integer","minimum":1,"description":"number of lines"},
 "max_tokens":{"type":"integer","minimum":1,"maximum":16777216,"description":"page budget in tokens"},
-"cursor":{"type":"string","description":"next_cursor of the previous page"}},
+"cursor":{"type":"string","description":"next_cursor of the previous page"},
+"line":{"type":"integer","minimum":1,"description":"first page starts at this line"},
+"format":{"type":"string","enum":["json","text"],"description":"page format, default %s"}},
 "additionalProperties":false}`
 
 const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. A large listing folds into a handle for result_query.`
@@ -53,10 +56,14 @@ const listSchema = `{"type":"object","properties":{
 func (s *Server) addTools() {
 	no := false
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
+	pageForm := "{uri,content,version,has_more,next_cursor} as JSON"
+	if s.cfg.PageFormat == pager.Text {
+		pageForm = "in text: the content as it is, then a line [folio] uri=… version=… has_more=… next_cursor=…"
+	}
 	s.mcp.AddTool(&mcp.Tool{
 		Name:        "read",
-		Description: fmt.Sprintf(readDescription, s.cfg.Counter.Name()),
-		InputSchema: json.RawMessage(readSchema),
+		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, pageForm, s.cfg.Counter.Name()),
+		InputSchema: json.RawMessage(fmt.Sprintf(readSchema, s.cfg.PageFormat)),
 		Annotations: ann,
 	}, s.read)
 	s.mcp.AddTool(&mcp.Tool{
@@ -145,13 +152,26 @@ type readArgs struct {
 	Limit     *int     `json:"limit"`
 	MaxTokens *int     `json:"max_tokens"`
 	Cursor    string   `json:"cursor"`
+	Line      *int     `json:"line"`
+	Format    string   `json:"format"`
 }
 
-// Keys of the _meta of a page.
+// Keys of the _meta of a page and of a line answer.
 const (
 	MetaTokens    = "folio/tokens"
 	MetaTokenizer = "folio/tokenizer"
 	MetaVersion   = "folio/version"
+	// MetaURI, MetaHasMore and MetaNextCursor repeat a text page's footer.
+	MetaURI        = "folio/uri"
+	MetaHasMore    = "folio/has_more"
+	MetaNextCursor = "folio/next_cursor"
+	// MetaContentBytes is the length of a text page's content, or of the
+	// lines of a line answer: the footer follows.
+	MetaContentBytes = "folio/content_bytes"
+	// MetaTotalLines, MetaNextOffset: the lines of the file, and the
+	// offset that continues a line read (0 at the end).
+	MetaTotalLines = "folio/total_lines"
+	MetaNextOffset = "folio/next_offset"
 )
 
 func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -159,7 +179,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
-	args := reader.Args{URI: a.URI, URIs: a.URIs, Offset: a.Offset, Limit: a.Limit, MaxTokens: a.MaxTokens, Cursor: a.Cursor}
+	args := reader.Args{URI: a.URI, URIs: a.URIs, Offset: a.Offset, Limit: a.Limit, MaxTokens: a.MaxTokens, Cursor: a.Cursor, Line: a.Line, Format: a.Format}
 	paged, err := args.Paged()
 	if err != nil {
 		return s.toolError(err)
@@ -172,58 +192,104 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if paged {
-		p, err := c.reader.Page(ctx, reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor})
-		if err != nil {
-			return s.toolError(err)
-		}
-		res := textResult(string(p.JSON))
-		res.Meta = mcp.Meta{MetaTokens: p.Tokens, MetaTokenizer: s.cfg.Counter.Name()}
-		return res, nil
+		return s.readPage(ctx, c, a)
 	}
-	offset, limit := 0, 0
+	lr := reader.LineRequest{MaxLineChars: reader.MaxLineChars, Limit: reader.DefaultLines, MaxTokens: s.cfg.LineMaxTokens}
 	if a.Offset != nil {
-		offset = *a.Offset
+		lr.Offset = *a.Offset
 	}
 	if a.Limit != nil {
-		limit = *a.Limit
+		lr.Limit = min(*a.Limit, reader.DefaultLines)
 	}
-	budget := s.cfg.MaxAnswerBytes
 	if a.URI != "" {
-		_, text, err := c.reader.Lines(ctx, a.URI, offset, limit)
+		lr.Name = a.URI
+		l, err := c.reader.ReadLines(ctx, lr)
 		if err != nil {
 			return s.toolError(err)
 		}
-		if len(text) > budget {
-			return errorResult(overBound(a.URI, len(text), 0, budget)), nil
+		l.Limit = 0 // the default limit is not repeated in the call that goes on
+		if a.Limit != nil {
+			l.Limit = *a.Limit
 		}
-		return textResult(string(text)), nil
+		if len(l.Text) > s.cfg.MaxAnswerBytes {
+			return errorResult(overBound(a.URI, len(l.Text), 0, s.cfg.MaxAnswerBytes)), nil
+		}
+		res := textResult(joinFooter(l))
+		res.Meta = mcp.Meta{MetaVersion: l.Version, MetaTotalLines: l.Total, MetaNextOffset: l.Next(), MetaContentBytes: len(l.Text)}
+		return res, nil
 	}
-	// One bound for the whole answer: a file that would pass it gives an
-	// error block in place of its text.
+	// One token cap for the whole answer: each file has what the files
+	// before it left, and once it is spent the rest are named, not read.
 	var b strings.Builder
-	for _, name := range a.URIs {
+	left := s.cfg.LineMaxTokens
+	for i, name := range a.URIs {
 		if err := ctx.Err(); err != nil {
 			return s.toolError(err)
 		}
-		uri, text, err := c.reader.Lines(ctx, name, offset, limit)
-		if err != nil {
-			text = reader.AsError(err).JSON()
-			uri = name
+		if left < minLineTokens {
+			fmt.Fprintf(&b, "[folio] the answer's cap of %d tokens is spent; not read: %s; read them in another call\n", s.cfg.LineMaxTokens, strings.Join(a.URIs[i:], ", "))
+			break
 		}
-		head := fmt.Sprintf("=== %s ===\n", uri)
-		if b.Len()+len(head)+len(text)+1 > budget {
-			text = overBound(name, len(text), b.Len(), budget).JSON()
+		lr.Name, lr.MaxTokens = name, left
+		l, err := c.reader.ReadLines(ctx, lr)
+		var text string
+		switch {
+		case err != nil:
+			text = fmt.Sprintf("=== %s ===\n%s\n", name, reader.AsError(err).JSON())
+		case b.Len()+len(l.Text) > s.cfg.MaxAnswerBytes:
+			text = fmt.Sprintf("=== %s ===\n%s\n", l.URI, overBound(name, len(l.Text), b.Len(), s.cfg.MaxAnswerBytes).JSON())
+		default:
+			text = fmt.Sprintf("=== %s ===\n%s\n", l.URI, joinFooter(l))
 		}
-		b.WriteString(head)
-		b.Write(text)
-		if len(text) > 0 && text[len(text)-1] != '\n' {
-			b.WriteByte('\n')
-		}
+		left -= s.cfg.Counter.Count(text)
+		b.WriteString(text)
 	}
 	return textResult(b.String()), nil
 }
 
-// overBound is the error of lines that would take an answer of used bytes
+// minLineTokens is the least of the token cap that one more file of a
+// uris read needs: its header, its footer and a few lines.
+const minLineTokens = 200
+
+// joinFooter is the lines of l and their footer line.
+func joinFooter(l *reader.Lines) string {
+	var b strings.Builder
+	b.Write(l.Text)
+	if len(l.Text) > 0 && l.Text[len(l.Text)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	b.WriteString(l.Footer())
+	return b.String()
+}
+
+// readPage answers a read in page mode.
+func (s *Server) readPage(ctx context.Context, c *caller, a readArgs) (*mcp.CallToolResult, error) {
+	format := s.cfg.PageFormat
+	if a.Format != "" {
+		format, _ = pager.ParseFormat(a.Format) // checked by Paged
+	}
+	pr := reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format}
+	if a.Line != nil {
+		pr.Line = *a.Line
+	}
+	p, err := c.reader.Page(ctx, pr)
+	if err != nil {
+		return s.toolError(err)
+	}
+	res := textResult(string(p.JSON))
+	res.Meta = mcp.Meta{MetaTokens: p.Tokens, MetaTokenizer: s.cfg.Counter.Name()}
+	if format == pager.Text {
+		d, err := pager.DecodeText(p.JSON, p.End)
+		if err != nil {
+			return s.toolError(err)
+		}
+		res.Meta[MetaURI], res.Meta[MetaVersion], res.Meta[MetaHasMore] = d.URI, d.Version, d.HasMore
+		res.Meta[MetaNextCursor], res.Meta[MetaContentBytes] = d.NextCursor, p.End
+	}
+	return res, nil
+}
+
+// overBound is the error of text that would take an answer of used bytes
 // past the bound.
 func overBound(name string, size, used, bound int) *toolerr.Error {
 	msg := fmt.Sprintf("the lines of %s are %d bytes, over the answer bound of %d bytes", name, size, bound)

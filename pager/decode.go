@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // Decoded is a page as a client reads it.
@@ -58,6 +60,65 @@ func Decode(b []byte) (Decoded, error) {
 		return d, errors.New("text after the page")
 	}
 	if d.HasMore == (d.NextCursor == nil) || d.NextCursor != nil && *d.NextCursor == "" {
+		return d, fmt.Errorf("has_more %v with next_cursor %v", d.HasMore, d.NextCursor)
+	}
+	return d, nil
+}
+
+// Decode parses the page as written in format f.
+func (p Page) Decode(f Format) (Decoded, error) {
+	if f == Text {
+		return DecodeText(p.JSON, p.End)
+	}
+	return Decode(p.JSON)
+}
+
+// DecodeText parses a page in the Text format: contentBytes is the length
+// of its content (the _meta the server sends with it says), which the
+// footer line follows, after a newline when the content does not end with
+// one.
+func DecodeText(b []byte, contentBytes int) (Decoded, error) {
+	var d Decoded
+	if contentBytes < 0 || contentBytes > len(b) {
+		return d, fmt.Errorf("content length %d is outside the page's %d bytes", contentBytes, len(b))
+	}
+	content, footer := b[:contentBytes], b[contentBytes:]
+	if len(content) > 0 && content[len(content)-1] != '\n' {
+		var ok bool
+		if footer, ok = bytes.CutPrefix(footer, []byte("\n")); !ok {
+			return d, errors.New("no newline between the content and the footer")
+		}
+	}
+	if !utf8.Valid(content) {
+		return d, errors.New("the content is not valid UTF-8")
+	}
+	d.Content = string(content)
+	rest, ok := bytes.CutPrefix(footer, []byte(footerPrefix))
+	fields := strings.Split(string(rest), " ")
+	if !ok || len(fields) != 4 {
+		return d, fmt.Errorf("not a footer line: %q", footer)
+	}
+	d.URI = fields[0]
+	for i, key := range []string{"version=", "has_more=", "next_cursor="} {
+		v, ok := strings.CutPrefix(fields[i+1], key)
+		if !ok || v == "" {
+			return d, fmt.Errorf("footer: want %s, found %q", key, fields[i+1])
+		}
+		switch key {
+		case "version=":
+			d.Version = v
+		case "has_more=":
+			if v != "true" && v != "false" {
+				return d, fmt.Errorf("footer: has_more=%s", v)
+			}
+			d.HasMore = v == "true"
+		case "next_cursor=":
+			if v != "null" {
+				d.NextCursor = &v
+			}
+		}
+	}
+	if d.HasMore == (d.NextCursor == nil) {
 		return d, fmt.Errorf("has_more %v with next_cursor %v", d.HasMore, d.NextCursor)
 	}
 	return d, nil

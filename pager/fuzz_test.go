@@ -8,14 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzReconstruction pages arbitrary valid UTF-8 at arbitrary budgets:
-// every page fits, every page makes progress, and the pages give back the
-// text.
+// FuzzReconstruction pages arbitrary valid UTF-8 at arbitrary budgets, in
+// both formats: every page fits, every page makes progress, and the pages
+// give back the text.
 func FuzzReconstruction(f *testing.F) {
 	f.Add([]byte("hello\r\nworld"), uint16(120), uint8(0))
 	f.Add([]byte(strings.Repeat("中文🙂 \"quoted\" \\ path ", 40)), uint16(90), uint8(1))
 	f.Add([]byte("\ufeff\x01\x1f\u2028\r\r\n\n"), uint16(75), uint8(2))
 	f.Add([]byte(strings.Repeat(" ", 3000)), uint16(100), uint8(0))
+	f.Add([]byte("no newline at the end"), uint16(60), uint8(3))
+	f.Add([]byte(strings.Repeat("line\n", 500)), uint16(200), uint8(4))
 	counters := map[uint8]Counter{}
 	for i, name := range CounterNames() {
 		counters[uint8(i)] = counter(f, name)
@@ -25,10 +27,11 @@ func FuzzReconstruction(f *testing.F) {
 			text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 		}
 		c := counters[which%uint8(len(counters))]
+		format := Format(which / uint8(len(counters)) % 2)
 		b := int(budget%4000) + 1
 		var got []byte
 		for off := 0; ; {
-			p, err := Fit(Request{Counter: c, MaxTokens: b, URI: testURI, Version: testVersion,
+			p, err := Fit(Request{Counter: c, MaxTokens: b, Format: format, URI: testURI, Version: testVersion,
 				Window: text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
 			if err != nil {
 				if _, ok := err.(*BudgetError); ok {
@@ -40,8 +43,14 @@ func FuzzReconstruction(f *testing.F) {
 				t.Fatalf("page counts %d (reported %d), budget %d", n, p.Tokens, b)
 			}
 			pj, err := Decode(p.JSON)
+			if format == Text {
+				pj, err = DecodeText(p.JSON, p.End)
+			}
 			if err != nil {
 				t.Fatalf("%v: %s", err, p.JSON)
+			}
+			if pj.HasMore != p.HasMore || pj.URI != testURI || pj.Version != testVersion {
+				t.Fatalf("page %+v decodes as %+v", p, pj)
 			}
 			if p.HasMore && p.End == 0 {
 				t.Fatal("a page with more to come made no progress")
@@ -95,8 +104,9 @@ func FuzzSplitPoints(f *testing.F) {
 	})
 }
 
-// checkSplitPoint checks that when splitsAt(text, p), the JSON escapes of up
-// to 48 bytes on either side of p count apart as they count together.
+// checkSplitPoint checks that when splitsAt(text, p), up to 48 bytes on
+// either side of p count apart as they count together: as JSON escapes, and
+// as they are (the Text format).
 func checkSplitPoint(counters []Counter, text []byte, p int) error {
 	if !splitsAt(text, p) {
 		return nil
@@ -108,11 +118,15 @@ func checkSplitPoint(counters []Counter, text []byte, p int) error {
 	for hi < len(text) && !utf8.RuneStart(text[hi]) {
 		hi++
 	}
-	a := string(appendEscaped(nil, text[lo:p]))
-	b := string(appendEscaped(nil, text[p:hi]))
-	for _, c := range counters {
-		if c.Count(a)+c.Count(b) != c.Count(a+b) {
-			return fmt.Errorf("%s: %q | %q is not a split point", c.Name(), a, b)
+	sides := [][2]string{
+		{string(appendEscaped(nil, text[lo:p])), string(appendEscaped(nil, text[p:hi]))},
+		{string(text[lo:p]), string(text[p:hi])},
+	}
+	for _, s := range sides {
+		for _, c := range counters {
+			if c.Count(s[0])+c.Count(s[1]) != c.Count(s[0]+s[1]) {
+				return fmt.Errorf("%s: %q | %q is not a split point", c.Name(), s[0], s[1])
+			}
 		}
 	}
 	return nil

@@ -33,10 +33,39 @@ func (e *BudgetError) Error() string {
 // Is makes errors.Is(err, ErrBudgetTooSmall) true for a *BudgetError.
 func (e *BudgetError) Is(target error) bool { return target == ErrBudgetTooSmall }
 
+// Format is how a page is written.
+type Format int
+
+// The formats of a page.
+const (
+	// JSON is the page contract's JSON object.
+	JSON Format = iota
+	// Text is the content as it is, then one footer line with the uri,
+	// version, has_more and next_cursor (see DecodeText).
+	Text
+)
+
+// FormatNames lists the names ParseFormat accepts, in Format order.
+func FormatNames() []string { return []string{"json", "text"} }
+
+// String is the format's name.
+func (f Format) String() string { return FormatNames()[f] }
+
+// ParseFormat is the format of a name in FormatNames.
+func ParseFormat(name string) (Format, error) {
+	for i, n := range FormatNames() {
+		if n == name {
+			return Format(i), nil
+		}
+	}
+	return JSON, fmt.Errorf("unknown page format %q (want json or text)", name)
+}
+
 // Request is what Fit needs to cut one page.
 type Request struct {
 	Counter   Counter
 	MaxTokens int
+	Format    Format
 	URI       string
 	Version   string
 	// Window is the file's text from the page's offset on: all of it, or
@@ -52,7 +81,8 @@ type Request struct {
 
 // Page is one serialized page.
 type Page struct {
-	// JSON is the page exactly as it is sent.
+	// JSON is the page exactly as it is sent: the JSON object, or in the
+	// Text format the text block.
 	JSON []byte
 	// Tokens is the counter's count of JSON.
 	Tokens int
@@ -94,8 +124,9 @@ func Fit(r Request) (Page, error) {
 		return Page{}, fmt.Errorf("%w: the window is not valid UTF-8", ErrInvalidRequest)
 	}
 	f := &fitter{req: r, w: w}
-	f.head = string(appendHead(nil, r.URI))
-	f.finalTail = string(appendFinalTail(nil, r.Version))
+	if r.Format == JSON {
+		f.head = string(appendHead(nil, r.URI))
+	}
 	if len(w) == 0 {
 		p := f.build(0)
 		if p.Tokens > r.MaxTokens {
@@ -110,7 +141,12 @@ func Fit(r Request) (Page, error) {
 	if uc, ok := r.Counter.(unitCounter); ok {
 		f.scale, f.measure = uc.UnitsPerToken(), uc.Units
 	}
-	f.moreTail = f.measure(string(f.appendTail(nil, 0)))
+	tail := f.appendTail(nil, 0)
+	if f.req.Format == Text {
+		// With the newline that a cut inside a line adds.
+		tail = append([]byte{'\n'}, tail...)
+	}
+	f.moreTail = f.measure(string(tail))
 	return f.fit()
 }
 
@@ -135,15 +171,14 @@ type span struct {
 // token: the counter's own tokens (scale 1), or the units of a unitCounter,
 // which add up exactly over pieces.
 type fitter struct {
-	req       Request
-	w         []byte
-	head      string
-	finalTail string
-	measure   func(string) int
-	scale     int
-	moreTail  int    // measure of a has_more tail, an estimate for any cut
-	chunks    []span // measured chunks covering w[:chunks[len-1].end], in order
-	buf       []byte // the text text measures, kept for the next
+	req      Request
+	w        []byte
+	head     string
+	measure  func(string) int
+	scale    int
+	moreTail int    // measure of a has_more tail, an estimate for any cut
+	chunks   []span // measured chunks covering w[:chunks[len-1].end], in order
+	buf      []byte // the text text measures, kept for the next
 }
 
 func (f *fitter) fit() (Page, error) {
@@ -421,7 +456,7 @@ func (f *fitter) text(start, end int, withTail bool) int {
 	if start == 0 {
 		b = append(b, f.head...)
 	}
-	b = appendEscaped(b, f.w[start:end])
+	b = f.appendContent(b, f.w[start:end])
 	if withTail {
 		b = f.appendTail(b, end)
 	}
@@ -429,12 +464,31 @@ func (f *fitter) text(start, end int, withTail bool) int {
 	return f.measure(string(b))
 }
 
+// appendContent appends content as the page's format writes it.
+func (f *fitter) appendContent(b, content []byte) []byte {
+	if f.req.Format == Text {
+		return append(b, content...)
+	}
+	return appendEscaped(b, content)
+}
+
 // appendTail appends what follows the content of a page that ends at end.
 func (f *fitter) appendTail(b []byte, end int) []byte {
-	if end == len(f.w) && f.req.EOF {
-		return append(b, f.finalTail...)
+	last := end == len(f.w) && f.req.EOF
+	cursor := ""
+	if !last {
+		cursor = f.req.Cursor(end)
 	}
-	return appendMoreTail(b, f.req.Version, f.req.Cursor(end))
+	if f.req.Format == Text {
+		if end > 0 && f.w[end-1] != '\n' {
+			b = append(b, '\n')
+		}
+		return appendFooter(b, f.req.URI, f.req.Version, cursor)
+	}
+	if last {
+		return appendFinalTail(b, f.req.Version)
+	}
+	return appendMoreTail(b, f.req.Version, cursor)
 }
 
 // page serializes the page that ends at end and counts it in segments: the
@@ -473,18 +527,15 @@ func (f *fitter) build(end int) Page {
 
 // serialize builds the page that ends at end, without its count.
 func (f *fitter) serialize(end int) Page {
-	b := make([]byte, 0, len(f.head)+end+end/8+len(f.finalTail)+80)
+	b := make([]byte, 0, len(f.head)+end+end/8+200)
 	b = append(b, f.head...)
-	b = appendEscaped(b, f.w[:end])
+	b = f.appendContent(b, f.w[:end])
 	p := Page{End: end}
-	if end == len(f.w) && f.req.EOF {
-		b = append(b, f.finalTail...)
-	} else {
+	if !(end == len(f.w) && f.req.EOF) {
 		p.HasMore = true
 		p.NextCursor = f.req.Cursor(end)
-		b = appendMoreTail(b, f.req.Version, p.NextCursor)
 	}
-	p.JSON = b
+	p.JSON = f.appendTail(b, end)
 	return p
 }
 
@@ -594,6 +645,23 @@ func appendMoreTail(b []byte, version, cursor string) []byte {
 	b = AppendString(b, cursor)
 	return append(b, '}')
 }
+
+// appendFooter appends the footer line of a page in the Text format; an
+// empty cursor is the last page's.
+func appendFooter(b []byte, uri, version, cursor string) []byte {
+	b = append(b, footerPrefix...)
+	b = append(b, uri...)
+	b = append(b, " version="...)
+	b = append(b, version...)
+	if cursor == "" {
+		return append(b, " has_more=false next_cursor=null"...)
+	}
+	b = append(b, " has_more=true next_cursor="...)
+	return append(b, cursor...)
+}
+
+// footerPrefix starts the footer line of a page in the Text format.
+const footerPrefix = "[folio] uri="
 
 // appendFinalTail appends what follows the content of a file's last page.
 func appendFinalTail(b []byte, version string) []byte {

@@ -257,7 +257,7 @@ func TestShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fitter{req: req, w: text, head: string(appendHead(nil, testURI)), finalTail: string(appendFinalTail(nil, testVersion))}
+	f := &fitter{req: req, w: text, head: string(appendHead(nil, testURI))}
 	p, err := f.shrink(len(text))
 	if err != nil {
 		t.Fatal(err)

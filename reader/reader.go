@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -44,6 +43,10 @@ type Args struct {
 	Limit     *int
 	MaxTokens *int
 	Cursor    string
+	// Line is the first page's first line, counted from 1.
+	Line *int
+	// Format is the page format's name, empty for the default.
+	Format string
 }
 
 // Paged checks the mix of arguments and reports whether they ask for page
@@ -63,8 +66,21 @@ func (a Args) Paged() (bool, error) {
 		return false, toolerr.New(toolerr.CodeInvalidArgument, "a cursor continues a paged read: pass max_tokens with it")
 	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
 		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
-	case a.Offset != nil && *a.Offset < 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "offset must be 0 or more (lines from the start)")
+	case a.Format != "" && !paged:
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "format is a page format: pass max_tokens with it")
+	case a.Line != nil && !paged:
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts a paged read: pass max_tokens with it, or read lines with offset")
+	case a.Line != nil && a.Cursor != "":
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts the first page; a cursor continues from where the last page ended: pass one of them")
+	case a.Line != nil && *a.Line < 1:
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "line counts from 1")
+	case a.Limit != nil && *a.Limit < 1:
+		return false, toolerr.New(toolerr.CodeInvalidArgument, "limit must be 1 or more lines")
+	}
+	if a.Format != "" {
+		if _, err := pager.ParseFormat(a.Format); err != nil {
+			return false, toolerr.New(toolerr.CodeInvalidArgument, "%s", err)
+		}
 	}
 	return paged, nil
 }
@@ -78,6 +94,10 @@ type PageRequest struct {
 	MaxTokens int
 	// Cursor is the next_cursor of the previous page, empty for the first.
 	Cursor string
+	// Line, when above 0, starts the first page at that line (from 1).
+	Line int
+	// Format is how the page is written.
+	Format pager.Format
 }
 
 // Page reads one page: from one snapshot of the file, the version and the
@@ -91,12 +111,34 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if err != nil {
 		return pager.Page{}, err
 	}
-	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", pager.WindowBytes(r.counter, req.MaxTokens))
+	window := pager.WindowBytes(r.counter, req.MaxTokens)
+	if req.Line > 0 {
+		// The line is found in the whole file.
+		window = -1
+	}
+	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", window)
 	if err != nil {
 		return pager.Page{}, err
 	}
 	defer snap.Release()
-	return r.fit(snap, st, req, snap.Window, snap.EOF())
+	off, err := r.lineOffset(snap, req)
+	if err != nil {
+		return pager.Page{}, err
+	}
+	st.Offset += off
+	return r.fit(snap, st, req, snap.Window[off:], snap.EOF())
+}
+
+// lineOffset is where in snap's window a read that starts at req.Line
+// starts: 0 for a read that does not.
+func (r *Reader) lineOffset(snap *fsview.Snapshot, req PageRequest) (int64, error) {
+	if req.Line <= 0 {
+		return 0, nil
+	}
+	if req.Cursor != "" {
+		return 0, toolerr.New(toolerr.CodeInvalidArgument, "line starts the first page; a cursor continues from where the last page ended: pass one of them")
+	}
+	return pageStart(snap.Window, req.Line, snap.URI)
 }
 
 // Pages writes every page from the cursor's offset (or the start) to the
@@ -114,7 +156,11 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 		return err
 	}
 	defer snap.Release()
-	for off := 0; ; {
+	first, err := r.lineOffset(snap, req)
+	if err != nil {
+		return err
+	}
+	for off := int(first); ; {
 		if err := ctx.Err(); err != nil {
 			return AsError(err)
 		}
@@ -182,6 +228,7 @@ func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, wi
 	p, err := pager.Fit(pager.Request{
 		Counter:   r.counter,
 		MaxTokens: req.MaxTokens,
+		Format:    req.Format,
 		URI:       snap.URI,
 		Version:   snap.Version.String(),
 		Window:    window,
@@ -203,50 +250,4 @@ func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, wi
 		return pager.Page{}, AsError(err)
 	}
 	return p, nil
-}
-
-// Lines reads a file in line mode: lines [offset, offset+limit) with their
-// own line endings, counted from 0; limit <= 0 reads to the end. Lines end
-// after "\n".
-func (r *Reader) Lines(ctx context.Context, name string, offset, limit int) (uri string, text []byte, err error) {
-	if offset < 0 {
-		return "", nil, toolerr.New(toolerr.CodeInvalidArgument, "offset must be 0 or more (lines from the start)")
-	}
-	f, err := r.fs.Regular(name)
-	if err != nil {
-		return "", nil, AsError(err)
-	}
-	snap, err := r.fs.Snapshot(ctx, f, 0, -1)
-	if err != nil {
-		return "", nil, AsError(err)
-	}
-	// The lines stay the caller's; the read memory is given back now, and
-	// the answer's own bound holds what follows.
-	snap.Release()
-	return snap.URI, lineRange(snap.Window, offset, limit), nil
-}
-
-// lineRange returns lines [offset, offset+limit) of b (limit <= 0: all
-// from offset).
-func lineRange(b []byte, offset, limit int) []byte {
-	start := 0
-	for i := 0; i < offset; i++ {
-		j := bytes.IndexByte(b[start:], '\n')
-		if j < 0 {
-			return nil
-		}
-		start += j + 1
-	}
-	if limit <= 0 {
-		return b[start:]
-	}
-	end := start
-	for i := 0; i < limit && end < len(b); i++ {
-		j := bytes.IndexByte(b[end:], '\n')
-		if j < 0 {
-			return b[start:]
-		}
-		end += j + 1
-	}
-	return b[start:end]
 }

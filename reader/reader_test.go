@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -265,7 +266,14 @@ func TestArgs(t *testing.T) {
 		want  string
 	}{
 		{Args{URI: "f"}, false, ""},
-		{Args{URI: "f", Offset: n(1), Limit: n(-1)}, false, ""},
+		{Args{URI: "f", Offset: n(-5), Limit: n(3)}, false, ""},
+		{Args{URI: "f", Offset: n(1), Limit: n(0)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Line: n(7), Format: "text"}, true, ""},
+		{Args{URI: "f", Line: n(7)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Line: n(0)}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Line: n(2), Cursor: "c"}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", MaxTokens: n(100), Format: "yaml"}, false, toolerr.CodeInvalidArgument},
+		{Args{URI: "f", Format: "text"}, false, toolerr.CodeInvalidArgument},
 		{Args{URIs: []string{"a", "b"}}, false, ""},
 		{Args{URI: "f", MaxTokens: n(100)}, true, ""},
 		{Args{URI: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
@@ -276,7 +284,6 @@ func TestArgs(t *testing.T) {
 		{Args{URI: "f", URIs: []string{"a"}}, false, toolerr.CodeInvalidArgument},
 		{Args{}, false, toolerr.CodeInvalidArgument},
 		{Args{URI: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", Offset: n(-1)}, false, toolerr.CodeInvalidArgument},
 	} {
 		paged, err := tc.args.Paged()
 		if code(err) != tc.want || (err == nil && paged != tc.paged) {
@@ -288,22 +295,71 @@ func TestArgs(t *testing.T) {
 func TestLines(t *testing.T) {
 	fx := newFixture(t, pager.O200kBase)
 	fx.write(t, "f.txt", "A-first\r\nA-middle\nA-last")
+	fx.write(t, "empty.txt", "")
 	for _, tc := range []struct {
+		name          string
 		offset, limit int
 		want          string
+		first, next   int
 	}{
-		{0, 0, "A-first\r\nA-middle\nA-last"},
-		{0, 1, "A-first\r\n"},
-		{1, -1, "A-middle\nA-last"},
-		{1, 1, "A-middle\n"},
-		{2, 5, "A-last"},
-		{3, 1, ""},
-		{9, 0, ""},
+		{"f.txt", 0, 0, "A-first\r\nA-middle\nA-last", 1, 0},
+		{"f.txt", 1, 0, "A-first\r\nA-middle\nA-last", 1, 0},
+		{"f.txt", 1, 1, "A-first\r\n", 1, 2},
+		{"f.txt", 2, 0, "A-middle\nA-last", 2, 0},
+		{"f.txt", 2, 1, "A-middle\n", 2, 3},
+		{"f.txt", 3, 5, "A-last", 3, 0},
+		{"f.txt", -1, 0, "A-last", 3, 0},
+		{"f.txt", -2, 1, "A-middle\n", 2, 3},
+		{"f.txt", -9, 0, "A-first\r\nA-middle\nA-last", 1, 0},
+		{"empty.txt", 0, 0, "", 1, 0},
+		{"empty.txt", -3, 0, "", 1, 0},
 	} {
-		_, text, err := fx.rd.Lines(context.Background(), "f.txt", tc.offset, tc.limit)
-		if err != nil || string(text) != tc.want {
-			t.Errorf("offset %d limit %d: %q, %v", tc.offset, tc.limit, text, err)
+		l, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: tc.name, Offset: tc.offset, Limit: tc.limit})
+		if err != nil || string(l.Text) != tc.want || l.First != tc.first || l.Next() != tc.next {
+			t.Errorf("%s offset %d limit %d: %q from %d, next %d, %v", tc.name, tc.offset, tc.limit, l.Text, l.First, l.Next(), err)
 		}
+	}
+	for _, offset := range []int{4, 9} {
+		_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "f.txt", Offset: offset})
+		if code(err) != toolerr.CodeInvalidArgument || !strings.Contains(err.Error(), "past the end") || !strings.Contains(err.Error(), "has 3 lines") {
+			t.Errorf("offset %d: %v", offset, err)
+		}
+	}
+}
+
+// A line read stops at its token cap, counted whole with its footer, and
+// cuts long lines with a marker that says how much is left.
+func TestLinesBounded(t *testing.T) {
+	fx := newFixture(t, pager.O200kBase)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %d: the quick brown fox jumps over the lazy dog\n", i+1)
+	}
+	fx.write(t, "log.txt", b.String())
+	l, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "log.txt", MaxLineChars: MaxLineChars, MaxTokens: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := fx.rd.Counter().Count(string(l.Text) + "\n" + l.Footer())
+	if !l.Capped || n > 5000 || n < 4800 || l.Total != 5000 || l.Next() != l.Count+1 {
+		t.Fatalf("%d lines, %d tokens, capped %v, total %d, next %d", l.Count, n, l.Capped, l.Total, l.Next())
+	}
+	if want := fmt.Sprintf(`more: read {"uri":%q,"offset":%d}`, l.URI, l.Count+1); !strings.Contains(l.Footer(), want) || !strings.Contains(l.Footer(), "stopped at the token cap") {
+		t.Fatalf("footer %q lacks %q", l.Footer(), want)
+	}
+	if !strings.HasSuffix(string(l.Text), fmt.Sprintf("line %d: the quick brown fox jumps over the lazy dog\n", l.Count)) {
+		t.Fatal("the lines do not end with a whole line")
+	}
+
+	long := strings.Repeat("é", 2500) + "\r\n" + "short\n"
+	fx.write(t, "long.txt", long)
+	l, err = fx.rd.ReadLines(context.Background(), LineRequest{Name: "long.txt", MaxLineChars: MaxLineChars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("é", 2000) + "…[+500 characters]\r\nshort\n"
+	if string(l.Text) != want || !slices.Equal(l.Cut, []int{1}) || !strings.Contains(l.Footer(), `"line":1,"max_tokens":2000`) {
+		t.Fatalf("%q cut %v; footer %q", l.Text, l.Cut, l.Footer())
 	}
 }
 

@@ -104,25 +104,31 @@ func (c *Client) Close() error { return c.cs.Close() }
 // isError is returned as a *toolerr.Error when its text is the contract's
 // error body, and as a CodeInternal *toolerr.Error with the text otherwise.
 func (c *Client) Call(ctx context.Context, tool string, args map[string]any) ([]byte, error) {
+	text, _, err := c.CallMeta(ctx, tool, args)
+	return text, err
+}
+
+// CallMeta is Call that also returns the answer's _meta.
+func (c *Client) CallMeta(ctx context.Context, tool string, args map[string]any) ([]byte, mcp.Meta, error) {
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var text strings.Builder
 	for _, content := range res.Content {
 		tc, ok := content.(*mcp.TextContent)
 		if !ok {
-			return nil, fmt.Errorf("%s answered %T content, not text", tool, content)
+			return nil, nil, fmt.Errorf("%s answered %T content, not text", tool, content)
 		}
 		text.WriteString(tc.Text)
 	}
 	if res.IsError {
-		return nil, asError(text.String())
+		return nil, nil, asError(text.String())
 	}
 	if len(res.Content) != 1 {
-		return nil, fmt.Errorf("%s answered %d content blocks, not one", tool, len(res.Content))
+		return nil, nil, fmt.Errorf("%s answered %d content blocks, not one", tool, len(res.Content))
 	}
-	return []byte(text.String()), nil
+	return []byte(text.String()), res.Meta, nil
 }
 
 // asError is the error of an answer with isError: its error body, or the
@@ -134,46 +140,94 @@ func asError(body string) *toolerr.Error {
 	return toolerr.New(toolerr.CodeInternal, "the server answered an error: %s", body)
 }
 
-// Page reads one page of uri.
-func (c *Client) Page(ctx context.Context, uri string, maxTokens int, cursor string) ([]byte, error) {
+// Page is one page as a server sent it.
+type Page struct {
+	// JSON is the page's text; End, for a page in the Text format, the
+	// length of its content, from the answer's _meta.
+	pager.Page
+	Format pager.Format
+}
+
+// Decode parses the page.
+func (p Page) Decode() (pager.Decoded, error) { return p.Page.Decode(p.Format) }
+
+// ContentBytesKey is the _meta key that gives the length of a text page's
+// content.
+const ContentBytesKey = "folio/content_bytes"
+
+// PageOf is the page of a read's answer: a page in the Text format when
+// _meta gives its content's length, else a JSON page.
+func PageOf(text []byte, meta mcp.Meta) (Page, error) {
+	p := Page{Page: pager.Page{JSON: text}}
+	v, ok := meta[ContentBytesKey]
+	if !ok {
+		return p, nil
+	}
+	n, ok := v.(float64)
+	if !ok || n < 0 || n > float64(len(text)) || n != float64(int(n)) {
+		return p, fmt.Errorf("%w: %s is %v", ErrNotAPage, ContentBytesKey, v)
+	}
+	p.Format, p.End = pager.Text, int(n)
+	return p, nil
+}
+
+// Page reads one page of uri; format, when not empty, names the page
+// format to ask for.
+func (c *Client) Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (Page, error) {
 	args := map[string]any{"uri": uri, "max_tokens": maxTokens}
 	if cursor != "" {
 		args["cursor"] = cursor
 	}
-	return c.Call(ctx, "read", args)
+	return c.page(ctx, args, format)
+}
+
+// PageAt reads the page of uri that starts at line (from 1).
+func (c *Client) PageAt(ctx context.Context, uri string, maxTokens int, format string, line int) (Page, error) {
+	return c.page(ctx, map[string]any{"uri": uri, "max_tokens": maxTokens, "line": line}, format)
+}
+
+func (c *Client) page(ctx context.Context, args map[string]any, format string) (Page, error) {
+	if format != "" {
+		args["format"] = format
+	}
+	text, meta, err := c.CallMeta(ctx, "read", args)
+	if err != nil {
+		return Page{}, err
+	}
+	return PageOf(text, meta)
 }
 
 // Pages reads uri page by page from cursor ("" for the start) to the end;
 // see Follow.
-func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, cursor string) iter.Seq2[[]byte, error] {
-	return Follow(cursor, func(cur string) ([]byte, error) { return c.Page(ctx, uri, maxTokens, cur) })
+func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, format, cursor string) iter.Seq2[Page, error] {
+	return Follow(cursor, func(cur string) (Page, error) { return c.Page(ctx, uri, maxTokens, format, cur) })
 }
 
 // ErrNotAPage is the error Follow yields after a page it cannot follow:
 // not a page of the contract, or has_more without next_cursor.
 var ErrNotAPage = errors.New("the server's answer is not a page of the contract")
 
-// Follow is the one loop that follows next_cursor: it yields each page's
-// JSON that page gives, starting from cursor, as the server sent it, while
-// the page has more. An error from page is yielded and ends the read; so is
-// ErrNotAPage, after the page it is about.
-func Follow(cursor string, page func(cursor string) ([]byte, error)) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
+// Follow is the one loop that follows next_cursor: it yields each page
+// as the server sent it, starting from cursor, while the page has more. An
+// error from page is yielded and ends the read; so is ErrNotAPage, after
+// the page it is about.
+func Follow(cursor string, page func(cursor string) (Page, error)) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
 		for {
 			b, err := page(cursor)
 			if err != nil {
-				yield(nil, err)
+				yield(Page{}, err)
 				return
 			}
 			if !yield(b, nil) {
 				return
 			}
-			p, err := pager.Decode(b)
+			p, err := b.Decode()
 			if err == nil && p.HasMore && p.NextCursor == nil {
 				err = errors.New("has_more without next_cursor")
 			}
 			if err != nil {
-				yield(nil, fmt.Errorf("%w: %v", ErrNotAPage, err))
+				yield(Page{}, fmt.Errorf("%w: %v", ErrNotAPage, err))
 				return
 			}
 			if !p.HasMore {

@@ -75,30 +75,34 @@ func TestClient(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", files, want)
 	}
 	for _, uri := range files {
-		page, err := c.Page(ctx, uri, 500, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p, err := pager.Decode(page); err != nil || p.URI != uri {
-			t.Fatalf("%s: %v %s", uri, err, page)
+		for _, format := range []string{"json", "text"} {
+			page, err := c.Page(ctx, uri, 500, format, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err := page.Decode(); err != nil || p.URI != uri || page.Format.String() != format {
+				t.Fatalf("%s: %v %s", uri, err, page.JSON)
+			}
 		}
 	}
 	// Pages follows the cursors to the end, and stops at an error.
 	long := bytes.Repeat([]byte("a line of text, 中文 and 🙂\n"), 400)
 	os.WriteFile(filepath.Join(dir, "long.md"), long, 0o644)
-	var got []byte
-	pages := 0
-	for page, err := range c.Pages(ctx, "long.md", 300, "") {
-		if err != nil {
-			t.Fatal(err)
+	for _, format := range []string{"", "text"} {
+		var got []byte
+		pages := 0
+		for page, err := range c.Pages(ctx, "long.md", 300, format, "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := page.Decode()
+			got, pages = append(got, p.Content...), pages+1
 		}
-		p, _ := pager.Decode(page)
-		got, pages = append(got, p.Content...), pages+1
+		if !bytes.Equal(got, long) || pages < 5 {
+			t.Fatalf("format %q: %d pages; equal %v", format, pages, bytes.Equal(got, long))
+		}
 	}
-	if !bytes.Equal(got, long) || pages < 5 {
-		t.Fatalf("%d pages; equal %v", pages, bytes.Equal(got, long))
-	}
-	for _, err := range c.Pages(ctx, ".env", 300, "") {
+	for _, err := range c.Pages(ctx, ".env", 300, "", "") {
 		if e := (*toolerr.Error)(nil); !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
 			t.Fatalf("%v", err)
 		}
@@ -108,7 +112,7 @@ func TestClient(t *testing.T) {
 		t.Fatalf("%q %v", files, err)
 	}
 	// Error bodies come back as *toolerr.Error with their code.
-	_, err = c.Page(ctx, ".env", 500, "")
+	_, err = c.Page(ctx, ".env", 500, "", "")
 	var e *toolerr.Error
 	if !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
 		t.Fatalf("%v", err)

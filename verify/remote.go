@@ -22,8 +22,9 @@ type Source interface {
 	// Files returns the URIs of the files under uri, or uri itself when it
 	// is a file.
 	Files(ctx context.Context, uri string) ([]string, error)
-	// Page returns the text of one page: the first with an empty cursor.
-	Page(ctx context.Context, uri string, maxTokens int, cursor string) ([]byte, error)
+	// Page returns one page, the first with an empty cursor, in the
+	// format named (the server's default when empty).
+	Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (remote.Page, error)
 }
 
 // maxRemotePages bounds the pages of one file, so that a server whose
@@ -49,14 +50,14 @@ func RunRemote(ctx context.Context, src Source, counter pager.Counter, uris []st
 		files = append(files, fs...)
 	}
 	return checkAll(ctx, rep, files, opt, func(uri string) fileResult {
-		return checkRemote(ctx, src, counter, uri, opt.Budgets)
+		return checkRemote(ctx, src, counter, uri, opt.Budgets, opt.Format)
 	})
 }
 
-func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri string, budgets []int) fileResult {
+func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri string, budgets []int, format pager.Format) fileResult {
 	var res fileResult
-	fail := func(budget int, format string, args ...any) {
-		res.failures = append(res.failures, Failure{URI: uri, MaxTokens: budget, Message: fmt.Sprintf(format, args...)})
+	fail := func(budget int, msg string, args ...any) {
+		res.failures = append(res.failures, Failure{URI: uri, MaxTokens: budget, Message: fmt.Sprintf(msg, args...)})
 	}
 	var first []byte
 	for i, budget := range budgets {
@@ -64,15 +65,19 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 		var got bytes.Buffer
 		pageURI := uri
 		var err error
-		for text, ferr := range remote.Follow("", func(cur string) ([]byte, error) { return src.Page(ctx, uri, budget, cur) }) {
+		for page, ferr := range remote.Follow("", func(cur string) (remote.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
 			if errors.Is(ferr, remote.ErrNotAPage) {
 				break // checkPages says why
 			}
 			if err = ferr; err != nil || len(pages) == maxRemotePages {
 				break
 			}
-			pages = append(pages, pager.Page{JSON: text})
-			if p, err := pager.Decode(text); err == nil {
+			if page.Format != format {
+				err = fmt.Errorf("page %d came in the %s format, not %s", len(pages)+1, page.Format, format)
+				break
+			}
+			pages = append(pages, page.Page)
+			if p, err := page.Decode(); err == nil {
 				if len(pages) == 1 && !strings.HasPrefix(uri, "file:") {
 					pageURI = p.URI // a relative name: its canonical URI
 				}
@@ -87,7 +92,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 			continue
 		}
 		version := fsview.Version(blake3.Sum256(got.Bytes())).String()
-		for _, msg := range checkPages(counter, budget, pageURI, got.Bytes(), version, pages, &res) {
+		for _, msg := range checkPages(counter, budget, format, pageURI, got.Bytes(), version, pages, &res) {
 			fail(budget, "%s", msg)
 		}
 		if first == nil {

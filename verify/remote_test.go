@@ -10,6 +10,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -36,18 +37,22 @@ func (s *readerSource) Files(ctx context.Context, uri string) ([]string, error) 
 	return out, err
 }
 
-func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, cur string) ([]byte, error) {
-	p, err := s.rd.Page(ctx, reader.PageRequest{Name: uri, Subject: "remote", MaxTokens: maxTokens, Cursor: cur})
+func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, format, cur string) (remote.Page, error) {
+	f, err := pager.ParseFormat(format)
 	if err != nil {
-		return nil, err
+		return remote.Page{}, err
 	}
-	if s.tamper == nil || !strings.HasSuffix(uri, "/a.md") {
-		return p.JSON, nil
+	p, err := s.rd.Page(ctx, reader.PageRequest{Name: uri, Subject: "remote", MaxTokens: maxTokens, Cursor: cur, Format: f})
+	if err != nil {
+		return remote.Page{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n++
-	return s.tamper(s.n, p.JSON), nil
+	if s.tamper != nil && strings.HasSuffix(uri, "/a.md") {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.n++
+		p.JSON = s.tamper(s.n, p.JSON)
+	}
+	return remote.Page{Page: p, Format: f}, nil
 }
 
 func TestRunRemote(t *testing.T) {
@@ -113,9 +118,9 @@ func (failingSource) Files(context.Context, string) ([]string, error) {
 	return []string{"file:///x"}, nil
 }
 
-func (failingSource) Page(_ context.Context, _ string, _ int, cur string) ([]byte, error) {
+func (failingSource) Page(_ context.Context, _ string, _ int, _, cur string) (remote.Page, error) {
 	if cur == "" {
-		return []byte(`{"uri":"file:///x","content":"a","version":"` + fmt.Sprintf("%032x", 0) + `","has_more":true,"next_cursor":"c"}`), nil
+		return remote.Page{Page: pager.Page{JSON: []byte(`{"uri":"file:///x","content":"a","version":"` + fmt.Sprintf("%032x", 0) + `","has_more":true,"next_cursor":"c"}`)}}, nil
 	}
-	return nil, &toolerr.Error{Code: toolerr.CodeVersionConflict, Message: "changed"}
+	return remote.Page{}, &toolerr.Error{Code: toolerr.CodeVersionConflict, Message: "changed"}
 }

@@ -21,6 +21,8 @@ import (
 type Options struct {
 	// Budgets are the max_tokens to page every file at.
 	Budgets []int
+	// Format is the page format to read and check.
+	Format pager.Format
 	// Workers is how many files are paged at once (GOMAXPROCS when 0).
 	Workers int
 	// Progress, when set, is called after each file with the files done
@@ -97,7 +99,7 @@ func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, 
 		}
 	}
 	return checkAll(ctx, rep, files, opt, func(f fsview.File) fileResult {
-		return checkFile(ctx, rd, f, opt.Budgets)
+		return checkFile(ctx, rd, f, opt.Budgets, opt.Format)
 	})
 }
 
@@ -177,10 +179,10 @@ func (r *Report) add(res fileResult) {
 
 // checkFile pages f at every budget and checks each page against bytes read
 // independently of the pager.
-func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []int) fileResult {
+func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []int, format pager.Format) fileResult {
 	var res fileResult
-	fail := func(budget int, format string, args ...any) {
-		res.failures = append(res.failures, Failure{URI: f.URI, MaxTokens: budget, Message: fmt.Sprintf(format, args...)})
+	fail := func(budget int, msg string, args ...any) {
+		res.failures = append(res.failures, Failure{URI: f.URI, MaxTokens: budget, Message: fmt.Sprintf(msg, args...)})
 	}
 	counter := rd.Counter()
 	var want []byte
@@ -188,7 +190,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 	loaded := false
 	for i, budget := range budgets {
 		var pages []pager.Page
-		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: reader.LocalSubject, MaxTokens: budget}, func(p pager.Page) error {
+		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: reader.LocalSubject, MaxTokens: budget, Format: format}, func(p pager.Page) error {
 			pages = append(pages, p)
 			return nil
 		})
@@ -209,7 +211,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 			wantVersion = fsview.Version(blake3.Sum256(want)).String()
 			res.bytes = int64(len(want))
 		}
-		for _, msg := range checkPages(counter, budget, f.URI, want, wantVersion, pages, &res) {
+		for _, msg := range checkPages(counter, budget, format, f.URI, want, wantVersion, pages, &res) {
 			fail(budget, "%s", msg)
 		}
 	}
@@ -219,7 +221,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 // checkPages checks the pages of one file at one budget against the bytes
 // and version it should give back, adds their figures to res and returns
 // what failed.
-func checkPages(counter pager.Counter, budget int, uri string, want []byte, wantVersion string, pages []pager.Page, res *fileResult) []string {
+func checkPages(counter pager.Counter, budget int, format pager.Format, uri string, want []byte, wantVersion string, pages []pager.Page, res *fileResult) []string {
 	var failures []string
 	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	var got bytes.Buffer
@@ -229,9 +231,9 @@ func checkPages(counter pager.Counter, budget int, uri string, want []byte, want
 		if n > budget {
 			fail("page %d counts %d tokens, over the budget", i+1, n)
 		}
-		pj, err := pager.Decode(p.JSON)
+		pj, err := p.Decode(format)
 		if err != nil {
-			fail("page %d is not a page: %v", i+1, err)
+			fail("page %d is not a page (format %s): %v", i+1, format, err)
 			continue
 		}
 		if pj.Version != wantVersion {

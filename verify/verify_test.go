@@ -90,7 +90,7 @@ func TestCheckPagesCatches(t *testing.T) {
 	sum := blake3.Sum256(want)
 	version := hex.EncodeToString(sum[:fsview.VersionLen])
 	uri := fsview.URI(filepath.Join(dir, "f.txt"))
-	if msgs := checkPages(rd.Counter(), 300, uri, want, version, pages, &fileResult{}); len(msgs) != 0 {
+	if msgs := checkPages(rd.Counter(), 300, pager.JSON, uri, want, version, pages, &fileResult{}); len(msgs) != 0 {
 		t.Fatalf("genuine pages fail: %v", msgs)
 	}
 	replace := func(i int, old, new string) []pager.Page {
@@ -115,7 +115,7 @@ func TestCheckPagesCatches(t *testing.T) {
 		"last page open": {append(pages[:len(pages)-1:len(pages)-1], pager.Page{JSON: pages[1].JSON}), 300, "has_more"},
 		"missing page":   {append(append([]pager.Page(nil), pages[:1]...), pages[2:]...), 300, "differ"},
 	} {
-		msgs := checkPages(rd.Counter(), tc.budget, uri, want, version, tc.pages, &fileResult{})
+		msgs := checkPages(rd.Counter(), tc.budget, pager.JSON, uri, want, version, tc.pages, &fileResult{})
 		if !strings.Contains(strings.Join(msgs, "; "), tc.want) {
 			t.Errorf("%s: %v", name, msgs)
 		}

@@ -53,19 +53,19 @@ func main() {
 	var cursors []string
 	var pageTokens []int
 	start := time.Now()
-	read := func(cursor string) ([]byte, error) {
+	read := func(cursor string) (remote.Page, error) {
 		args := map[string]any{"uri": "big.go", "max_tokens": *budget}
 		if cursor != "" {
 			args["cursor"] = cursor
 			cursors = append(cursors, cursor)
 		}
-		return []byte(callText(ctx, folio, "read", args)), nil
+		return remote.Page{Page: pager.Page{JSON: []byte(callText(ctx, folio, "read", args))}}, nil
 	}
 	for page, err := range remote.Follow("", read) {
 		if err != nil {
 			log.Fatalf("folio: %v", err)
 		}
-		pageTokens = append(pageTokens, counter.Count(string(page)))
+		pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
 	}
 	whole := time.Since(start)
 	var folioLat []time.Duration

@@ -95,16 +95,16 @@ func main() {
 				var lat []time.Duration
 				overHere, failed := 0, ""
 				t := time.Now()
-				for page, err := range c.Pages(ctx, f.name, budget, "") {
+				for page, err := range c.Pages(ctx, f.name, budget, "", "") {
 					lat = append(lat, time.Since(t))
 					if err != nil {
 						failed = fmt.Sprintf("%s at %d tokens: %v", f.name, budget, err)
 						break
 					}
-					if counter.Count(string(page)) > budget {
+					if counter.Count(string(page.JSON)) > budget {
 						overHere++
 					}
-					p, _ := pager.Decode(page)
+					p, _ := page.Decode()
 					got = append(got, p.Content...)
 					t = time.Now()
 				}

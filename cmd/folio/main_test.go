@@ -265,13 +265,20 @@ func TestReadLines(t *testing.T) {
 		want string
 	}{
 		{nil, "A-first\r\nA-middle\nA-last\n"},
-		{[]string{"--offset", "0", "--limit", "1"}, "A-first\r\n"},
-		{[]string{"--offset", "1", "--limit", "-1"}, "A-middle\nA-last\n"},
-		{[]string{"--offset", "2"}, "A-last\n"},
+		{[]string{"--offset", "1", "--limit", "1"}, "A-first\r\n"},
+		{[]string{"--offset", "2"}, "A-middle\nA-last\n"},
+		{[]string{"--offset", "-1"}, "A-last\n"},
+		{[]string{"--offset", "-2", "--limit", "1"}, "A-middle\n"},
 	} {
 		r := folio(t, "", append(append([]string{"read"}, tc.args...), path)...)
 		if r.code != 0 || r.stdout != tc.want {
 			t.Errorf("%v: exit %d, %q", tc.args, r.code, r.stdout)
+		}
+	}
+	for _, args := range [][]string{{"--offset", "4"}, {"--limit", "0"}, {"--line", "2"}, {"--max-tokens", "100", "--line", "4"}} {
+		r := folio(t, "", append(append([]string{"read"}, args...), path)...)
+		if r.code != exitInvalidArgument {
+			t.Errorf("%v: exit %d, %q %q", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }

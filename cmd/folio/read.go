@@ -11,6 +11,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -22,6 +23,11 @@ func tokenizerFlag() cli.Flag {
 func maxFileBytesFlag() cli.Flag {
 	return &cli.Int64Flag{Name: "max-file-bytes", Value: fsview.DefaultMaxFileBytes, EnvVars: []string{"FOLIO_MAX_FILE_BYTES"},
 		Usage: "refuse files larger than this (0: no cap)"}
+}
+
+func formatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "format", Value: "json", EnvVars: []string{"FOLIO_FORMAT"},
+		Usage: "page format: json (the page contract's object) or text (the content as it is, then a [folio] footer line)"}
 }
 
 func cursorFlags() []cli.Flag {
@@ -40,10 +46,17 @@ func readCommand() *cli.Command {
 		ArgsUsage: "PATH",
 		Description: `With --max-tokens, prints exactly one page, the same bytes the MCP read tool
 returns, and a newline; pass its next_cursor with --cursor for the next page.
---all prints every page as JSON Lines from one read of the file. Without
---max-tokens, prints the file's lines (--offset and --limit count lines from 0).
+--all prints every page as JSON Lines from one read of the file. --line starts
+the first page at a line; --format text writes pages as the content itself and
+a [folio] footer line, each page followed by a newline.
+
+Without --max-tokens, prints the file's lines: all of them, or --limit lines
+from --offset (lines count from 1; a negative offset counts from the end, so
+--offset -100 is the last 100 lines).
+
 With --server, the same read goes through the read tool of that MCP server, and
-PATH is sent as it is (a file:// URI, or a path the server resolves).
+PATH is sent as it is (a file:// URI, or a path the server resolves). In line
+mode the server's bounds apply, and its footer line goes to stderr.
 
 Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 5 invalid or expired cursor, 6 version conflict, 7 budget too small, 1 other.`,
@@ -51,7 +64,9 @@ Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 			&cli.IntFlag{Name: "max-tokens", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "page mode: the token budget of the whole JSON page"},
 			&cli.StringFlag{Name: "cursor", EnvVars: []string{"FOLIO_CURSOR"}, Usage: "page mode: next_cursor of the previous page"},
 			&cli.BoolFlag{Name: "all", EnvVars: []string{"FOLIO_ALL"}, Usage: "page mode: print every page, as JSON Lines"},
-			&cli.IntFlag{Name: "offset", EnvVars: []string{"FOLIO_OFFSET"}, Usage: "line mode: first line, counted from 0"},
+			&cli.IntFlag{Name: "line", EnvVars: []string{"FOLIO_LINE"}, Usage: "page mode: start the first page at this line (from 1)"},
+			formatFlag(),
+			&cli.IntFlag{Name: "offset", EnvVars: []string{"FOLIO_OFFSET"}, Usage: "line mode: first line, from 1; negative: from the end"},
 			&cli.IntFlag{Name: "limit", EnvVars: []string{"FOLIO_LIMIT"}, Usage: "line mode: how many lines (default: to the end)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -82,6 +97,13 @@ func readAction(c *cli.Context) error {
 		n := c.Int("limit")
 		args.Limit = &n
 	}
+	if c.IsSet("line") {
+		n := c.Int("line")
+		args.Line = &n
+	}
+	if c.IsSet("format") {
+		args.Format = c.String("format")
+	}
 	paged, err := args.Paged()
 	if err == nil {
 		err = checkServerFlags(c)
@@ -101,14 +123,15 @@ func readAction(c *cli.Context) error {
 	}
 	defer closeFS()
 	if !paged {
-		_, text, err := rd.Lines(c.Context, args.URI, c.Int("offset"), c.Int("limit"))
+		l, err := rd.ReadLines(c.Context, reader.LineRequest{Name: args.URI, Offset: c.Int("offset"), Limit: c.Int("limit")})
 		if err != nil {
 			return fail(c, false, err)
 		}
-		_, err = out.Write(text)
+		_, err = out.Write(l.Text)
 		return err
 	}
-	req := reader.PageRequest{Name: args.URI, Subject: reader.LocalSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor}
+	format, _ := pager.ParseFormat(c.String("format")) // checked by Paged
+	req := reader.PageRequest{Name: args.URI, Subject: reader.LocalSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor, Line: c.Int("line"), Format: format}
 	if !c.Bool("all") {
 		p, err := rd.Page(c.Context, req)
 		if err != nil {
@@ -147,18 +170,41 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 		if args.Limit != nil {
 			call["limit"] = *args.Limit
 		}
-		text, err := cl.Call(c.Context, "read", call)
+		text, meta, err := cl.CallMeta(c.Context, "read", call)
 		if err != nil {
 			return fail(c, false, err)
 		}
-		_, err = out.Write(text)
-		return err
+		// The lines to stdout, the footer that follows them to stderr.
+		n, ok := meta[remote.ContentBytesKey].(float64)
+		if !ok || n < 0 || int(n) > len(text) {
+			return fail(c, false, fmt.Errorf("the server's line answer has no valid %s", remote.ContentBytesKey))
+		}
+		if _, err := out.Write(text[:int(n)]); err != nil {
+			return err
+		}
+		fmt.Fprintln(c.App.ErrWriter, strings.TrimPrefix(string(text[int(n):]), "\n"))
+		return nil
 	}
-	for text, err := range cl.Pages(c.Context, args.URI, *args.MaxTokens, args.Cursor) {
+	if args.Line != nil && args.Cursor == "" {
+		// The first page starts at the line; Pages follows from there.
+		p, err := cl.PageAt(c.Context, args.URI, *args.MaxTokens, args.Format, *args.Line)
 		if err != nil {
 			return fail(c, true, err)
 		}
-		if _, err := fmt.Fprintf(out, "%s\n", text); err != nil {
+		if _, err := fmt.Fprintf(out, "%s\n", p.JSON); err != nil {
+			return err
+		}
+		d, err := p.Decode()
+		if err != nil || !d.HasMore || !c.Bool("all") {
+			return err
+		}
+		args.Cursor = *d.NextCursor
+	}
+	for page, err := range cl.Pages(c.Context, args.URI, *args.MaxTokens, args.Format, args.Cursor) {
+		if err != nil {
+			return fail(c, true, err)
+		}
+		if _, err := fmt.Fprintf(out, "%s\n", page.JSON); err != nil {
 			return err
 		}
 		if !c.Bool("all") {

@@ -17,6 +17,8 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/mcpserver"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokens"
 )
 
@@ -38,6 +40,8 @@ depth and in any case; --deny adds to it.`,
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
 			&cli.DurationFlag{Name: "grep-timeout", Value: mcpserver.DefaultGrepTimeout, EnvVars: []string{"FOLIO_GREP_TIMEOUT"}, Usage: "how long one grep may search; what it found by then is answered, marked truncated"},
 			&cli.IntFlag{Name: "max-answer-bytes", Value: mcpserver.DefaultMaxAnswerBytes, EnvVars: []string{"FOLIO_MAX_ANSWER_BYTES"}, Usage: "bound on any answer's text before folding: line reads, grep and list stop short of it"},
+			&cli.IntFlag{Name: "line-max-tokens", Value: reader.DefaultLineMaxTokens, EnvVars: []string{"FOLIO_LINE_MAX_TOKENS"}, Usage: "token cap of a line-mode read (at most 2000 lines, each cut at 2000 characters) and of resources/read"},
+			&cli.StringFlag{Name: "page-format", Value: "json", EnvVars: []string{"FOLIO_PAGE_FORMAT"}, Usage: "format of pages a read does not choose: json, or text (the content as it is, then a [folio] footer line)"},
 			&cli.IntFlag{Name: "max-sessions", Value: mcpserver.DefaultMaxSessions, EnvVars: []string{"FOLIO_MAX_SESSIONS"}, Usage: "most HTTP sessions open at once"},
 			&cli.IntFlag{Name: "max-sessions-per-subject", Value: mcpserver.DefaultMaxSessionsPerSubject, EnvVars: []string{"FOLIO_MAX_SESSIONS_PER_SUBJECT"}, Usage: "most HTTP sessions one subject has open at once"},
 			&cli.Int64Flag{Name: "read-memory", Value: fsview.DefaultReadMemory, EnvVars: []string{"FOLIO_READ_MEMORY"}, Usage: "bytes of file text all reads may hold at once; a read waits for room"},
@@ -60,6 +64,12 @@ func serveAction(c *cli.Context) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return usageError(c, "--log-level: "+err.Error())
+	}
+	if _, err := pager.ParseFormat(c.String("page-format")); err != nil {
+		return fail(c, false, usageError(c, "--page-format: "+err.Error()))
+	}
+	if c.Int("line-max-tokens") < 1 {
+		return fail(c, false, usageError(c, "--line-max-tokens must be 1 or more"))
 	}
 	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
 	if err := serve(c, log); err != nil {
@@ -125,6 +135,7 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	if gateway != nil {
 		defer gateway.Close()
 	}
+	pageFormat, _ := pager.ParseFormat(c.String("page-format")) // checked by serveAction
 	srv, err := mcpserver.New(mcpserver.Config{
 		Fold:                  folder,
 		Gateway:               gateway,
@@ -138,6 +149,8 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		MaxSessions:           c.Int("max-sessions"),
 		MaxSessionsPerSubject: c.Int("max-sessions-per-subject"),
 		MaxAnswerBytes:        c.Int("max-answer-bytes"),
+		LineMaxTokens:         c.Int("line-max-tokens"),
+		PageFormat:            pageFormat,
 		Version:               version(),
 		Logger:                log,
 	})

@@ -154,7 +154,7 @@ func TestServeStdio(t *testing.T) {
 	if got := pageThrough(t, 600, "docs/a.md", cs); got != text {
 		t.Fatal("stdio pages do not give back the file")
 	}
-	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 1, "limit": 1}); isErr || got != "中文🙂 \"quoted\" \\ path\r\n" {
+	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 2, "limit": 1}); isErr || !strings.HasPrefix(got, "中文🙂 \"quoted\" \\ path\r\n[folio] ") {
 		t.Fatalf("line mode: %q", got)
 	}
 	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 600, "limit": 1}); !isErr || !strings.Contains(got, "invalid_argument") {
@@ -207,8 +207,8 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal("the second page does not follow the first")
 	}
 	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--offset", "1", "--limit", "2", "docs/b.md")
-	if r.code != 0 || r.stdout != "" {
-		t.Fatalf("line mode: %d %q", r.code, r.stdout)
+	if r.code != 0 || r.stdout != "short\n" || !strings.HasPrefix(r.stderr, "[folio] file://") || !strings.Contains(r.stderr, "lines 1-1 of 1") {
+		t.Fatalf("line mode: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = folio(t, "", "read", "--server", p.endpoint, "--token", alice, "--max-tokens", "500", "other/c.md")
 	if r.code != exitNotFound || decodeError(t, r.stdout) != "not_found" {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/verify"
 )
 
@@ -32,6 +33,7 @@ bytes the pages give back must equal their version. No local copy is needed.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
 			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
+			formatFlag(),
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -48,27 +50,31 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return fail(c, false, usageError(c, err.Error()))
 	}
+	format, err := pager.ParseFormat(c.String("format"))
+	if err != nil {
+		return fail(c, false, usageError(c, err.Error()))
+	}
 	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
-	progress := progressBar(c)
+	opt := verify.Options{Budgets: budgets, Format: format, Progress: progressBar(c)}
 	if err := checkServerFlags(c); err != nil {
 		return fail(c, false, err)
 	}
 	if c.IsSet("server") {
-		r, err := verifyRemote(c, budgets, progress)
+		r, err := verifyRemote(c, opt)
 		if err != nil {
 			return fail(c, false, err)
 		}
 		rep.Merge(r)
 	} else {
 		for _, arg := range c.Args().Slice() {
-			r, err := verifyPath(c, localName(arg), budgets, progress)
+			r, err := verifyPath(c, localName(arg), opt)
 			if err != nil {
 				return fail(c, false, err)
 			}
 			rep.Merge(r)
 		}
 	}
-	if progress != nil {
+	if opt.Progress != nil {
 		fmt.Fprintln(c.App.ErrWriter)
 	}
 	if c.Bool("json") {
@@ -89,7 +95,7 @@ func verifyAction(c *cli.Context) error {
 
 // verifyPath verifies one argument: a directory is the root its deny globs
 // are relative to and its symlinks may not leave; a file is read as it is.
-func verifyPath(c *cli.Context, path string, budgets []int, progress func(int, int)) (*verify.Report, error) {
+func verifyPath(c *cli.Context, path string, opt verify.Options) (*verify.Report, error) {
 	root, deny := "/", []string(nil)
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		root, deny = path, c.StringSlice("deny")
@@ -107,11 +113,11 @@ func verifyPath(c *cli.Context, path string, budgets []int, progress func(int, i
 	if err != nil {
 		return nil, err
 	}
-	return verify.Run(c.Context, fs, rd, []string{path}, verify.Options{Budgets: budgets, Progress: progress})
+	return verify.Run(c.Context, fs, rd, []string{path}, opt)
 }
 
 // verifyRemote verifies the arguments through --server.
-func verifyRemote(c *cli.Context, budgets []int, progress func(int, int)) (*verify.Report, error) {
+func verifyRemote(c *cli.Context, opt verify.Options) (*verify.Report, error) {
 	counter, err := pagerCounter(c)
 	if err != nil {
 		return nil, err
@@ -121,7 +127,7 @@ func verifyRemote(c *cli.Context, budgets []int, progress func(int, int)) (*veri
 		return nil, err
 	}
 	defer cl.Close()
-	return verify.RunRemote(c.Context, cl, counter, c.Args().Slice(), verify.Options{Budgets: budgets, Progress: progress})
+	return verify.RunRemote(c.Context, cl, counter, c.Args().Slice(), opt)
 }
 
 func parseBudgets(s string) ([]int, error) {

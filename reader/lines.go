@@ -1,0 +1,288 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/toolerr"
+)
+
+// Bounds of a line read as an agent makes it.
+const (
+	// DefaultLines is how many lines a read without limit gives.
+	DefaultLines = 2000
+	// MaxLineChars is where a longer line is cut.
+	MaxLineChars = 2000
+	// DefaultLineMaxTokens is the default token cap of a line answer.
+	DefaultLineMaxTokens = 25000
+)
+
+// LineRequest asks for lines of one file. Lines count from 1.
+type LineRequest struct {
+	// Name is a path or file:// URI.
+	Name string
+	// Offset is the first line, from 1 (0 is the same as 1); a negative
+	// offset counts from the end: -100 is the last 100 lines.
+	Offset int
+	// Limit is how many lines to give at most; 0 gives all that the
+	// other bounds let through.
+	Limit int
+	// MaxLineChars cuts longer lines, with a marker; 0 never cuts.
+	MaxLineChars int
+	// MaxTokens caps the tokens of the lines and their footer; 0 is no
+	// cap.
+	MaxTokens int
+}
+
+// Lines is what a line read gives.
+type Lines struct {
+	// URI is the file's canonical URI.
+	URI string
+	// Version is the BLAKE3 version of the whole file.
+	Version string
+	// Text is the lines, each with its own line ending; a cut line ends
+	// with its marker.
+	Text []byte
+	// First is the number of the first line given (from 1); Count how
+	// many were given; Total how many the file holds.
+	First, Count, Total int
+	// Cut holds the numbers of the lines cut at MaxLineChars.
+	Cut []int
+	// Capped says the token cap stopped the answer before the limit.
+	Capped bool
+	// Limit is the request's limit, repeated in the call that continues.
+	Limit int
+}
+
+// Next is the offset that continues the read, 0 when the file's last line
+// was given.
+func (l *Lines) Next() int {
+	if l.First+l.Count > l.Total {
+		return 0
+	}
+	return l.First + l.Count
+}
+
+// Footer is the line that follows the lines in an agent's answer: where
+// the lines are in the file, its version, and the exact call that goes on.
+func (l *Lines) Footer() string {
+	var b strings.Builder
+	b.WriteString("[folio] ")
+	b.WriteString(l.URI)
+	switch {
+	case l.Total == 0:
+		b.WriteString(": empty file")
+	case l.Count == 0:
+		fmt.Fprintf(&b, ": %d lines; no line fits in the tokens this answer has left: read it alone, or in pages with max_tokens", l.Total)
+	default:
+		fmt.Fprintf(&b, ": lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
+	}
+	b.WriteString(", version ")
+	b.WriteString(l.Version)
+	if len(l.Cut) > 0 {
+		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
+			len(l.Cut), MaxLineChars, l.Cut[0], quote(l.URI), l.Cut[0])
+	}
+	if l.Capped {
+		b.WriteString("; stopped at the token cap")
+	}
+	if next := l.Next(); next > 0 {
+		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.URI), next)
+		if l.Limit > 0 {
+			fmt.Fprintf(&b, ",\"limit\":%d", l.Limit)
+		}
+		b.WriteString("}")
+	} else if l.Count > 0 {
+		b.WriteString("; end of file")
+	}
+	return b.String()
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// ReadLines reads lines of a file, bounded as req says: the file's own
+// bytes, but for cut lines.
+func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error) {
+	if req.Limit < 0 {
+		return nil, toolerr.New(toolerr.CodeInvalidArgument, "limit must be 1 or more lines")
+	}
+	f, err := r.fs.Regular(req.Name)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	snap, err := r.fs.Snapshot(ctx, f, 0, -1)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	// The lines are copied out; the read memory is given back now, and
+	// the answer's own bounds hold what follows.
+	defer snap.Release()
+	b := snap.Window
+	l := &Lines{URI: snap.URI, Version: snap.Version.String(), Total: countLines(b), Limit: req.Limit}
+	start := req.Offset - 1
+	switch {
+	case req.Offset < 0:
+		start = max(l.Total+req.Offset, 0)
+	case req.Offset == 0:
+		start = 0
+	}
+	l.First = start + 1
+	if start > 0 && start >= l.Total {
+		return nil, toolerr.New(toolerr.CodeInvalidArgument, "offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
+	}
+	n := l.Total - start
+	if req.Limit > 0 {
+		n = min(n, req.Limit)
+	}
+	pos := lineStart(b, start)
+	var ends []int // where each line of Text ends, when capped
+	tokens := 0
+	if req.MaxTokens > 0 {
+		// Room for the longest footer this answer can have.
+		worst := Lines{URI: l.URI, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit}
+		tokens = r.counter.Count("\n" + worst.Footer())
+	}
+	for i := 0; i < n; i++ {
+		if i%256 == 255 && ctx.Err() != nil {
+			return nil, AsError(ctx.Err())
+		}
+		end := len(b)
+		if j := bytes.IndexByte(b[pos:], '\n'); j >= 0 {
+			end = pos + j + 1
+		}
+		line := b[pos:end]
+		pos = end
+		if req.MaxLineChars > 0 && len(line) > req.MaxLineChars {
+			if cut, ok := cutLine(line, req.MaxLineChars); ok {
+				line = cut
+				l.Cut = append(l.Cut, l.First+i)
+			}
+		}
+		if req.MaxTokens > 0 {
+			tokens += r.counter.Count(string(line))
+			if tokens > req.MaxTokens {
+				l.Capped = true
+				break
+			}
+			ends = append(ends, len(l.Text)+len(line))
+		}
+		l.Text = append(l.Text, line...)
+		l.Count++
+	}
+	if req.MaxTokens > 0 {
+		r.capLines(l, ends, req.MaxTokens)
+	}
+	return l, nil
+}
+
+// capLines makes the lines and their footer fit max tokens, counted whole:
+// the pieces' sum chose where to stop; the whole may count a little
+// differently, and then fewer lines are given. ends holds where each line
+// of Text ends.
+func (r *Reader) capLines(l *Lines, ends []int, max int) {
+	fits := func(k int) bool {
+		c := *l
+		c.Text, c.Count, c.Capped = l.Text[:ends[k-1]], k, c.Capped || k < l.Count
+		c.Cut = cutsBefore(l.Cut, c.First+k)
+		return r.counter.Count(string(c.Text)+"\n"+c.Footer()) <= max
+	}
+	k := l.Count
+	if k == 0 || fits(k) {
+		return
+	}
+	lo, hi := 0, k // fits(lo) holds (no line at all), fits(hi) does not
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	l.Capped = true
+	l.Count = lo
+	l.Cut = cutsBefore(l.Cut, l.First+lo)
+	if lo == 0 {
+		l.Text = nil
+		return
+	}
+	l.Text = l.Text[:ends[lo-1]]
+}
+
+// cutsBefore is the cut line numbers below n.
+func cutsBefore(cut []int, n int) []int {
+	k := 0
+	for k < len(cut) && cut[k] < n {
+		k++
+	}
+	return cut[:k]
+}
+
+// countLines is the number of lines in b: a last line without "\n"
+// counts.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineStart is the offset of line i (from 0) in b; len(b) when b holds
+// fewer lines.
+func lineStart(b []byte, i int) int {
+	pos := 0
+	for ; i > 0; i-- {
+		j := bytes.IndexByte(b[pos:], '\n')
+		if j < 0 {
+			return len(b)
+		}
+		pos += j + 1
+	}
+	return pos
+}
+
+// cutLine cuts line after max code points and marks the cut, keeping the
+// line's ending; ok is false when the line is not longer than that.
+func cutLine(line []byte, max int) (cut []byte, ok bool) {
+	body := line
+	ending := ""
+	if bytes.HasSuffix(body, []byte("\r\n")) {
+		body, ending = body[:len(body)-2], "\r\n"
+	} else if bytes.HasSuffix(body, []byte("\n")) {
+		body, ending = body[:len(body)-1], "\n"
+	}
+	at, n := 0, 0
+	for at < len(body) && n < max {
+		_, size := utf8.DecodeRune(body[at:])
+		at += size
+		n++
+	}
+	if at == len(body) {
+		return line, false
+	}
+	rest := utf8.RuneCount(body[at:])
+	out := make([]byte, 0, at+40)
+	out = append(out, body[:at]...)
+	out = append(out, "…[+"...)
+	out = strconv.AppendInt(out, int64(rest), 10)
+	out = append(out, " characters]"...)
+	return append(out, ending...), true
+}
+
+// pageStart is the byte offset of line (from 1) in b, for a page read that
+// starts there.
+func pageStart(b []byte, line int, uri string) (int64, error) {
+	total := countLines(b)
+	if line > 1 && line > total {
+		return 0, toolerr.New(toolerr.CodeInvalidArgument, "line %d is past the end of %s: it has %d lines", line, uri, total)
+	}
+	return int64(lineStart(b, line-1)), nil
+}
