@@ -43,10 +43,10 @@ const readSchema = `{"type":"object","properties":{
 "format":{"type":"string","enum":["json","text"],"description":"page format, default %s"}},
 "additionalProperties":false}`
 
-const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. A large listing folds into a handle for result_query.`
+const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. Without uri: the first root, or the roots themselves when there are several. A large listing folds into a handle for result_query.`
 
 const listSchema = `{"type":"object","properties":{
-"uri":{"type":"string","description":"directory, default the first root"},
+"uri":{"type":"string","description":"directory"},
 "recursive":{"type":"boolean"},
 "max_depth":{"type":"integer","minimum":0,"description":"levels when recursive, 0 for all"},
 "glob":{"type":"string","description":"doublestar glob over paths relative to uri"},
@@ -356,12 +356,15 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	case a.Glob != "" && !doublestar.ValidatePattern(a.Glob):
 		return errorResult(invalid(fmt.Sprintf("glob %q is not a valid doublestar pattern", a.Glob))), nil
 	}
-	if a.URI == "" {
-		a.URI = "."
-	}
 	c, err := s.caller(ctx, req.Extra)
 	if err != nil {
 		return s.toolError(err)
+	}
+	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
+		return s.listRoots(ctx, req, c, roots)
+	}
+	if a.URI == "" {
+		a.URI = "."
 	}
 	d, err := c.fs.Resolve(a.URI)
 	if err != nil {
@@ -406,6 +409,24 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
 		out.Note = fmt.Sprintf("the glob %q matched none of the %d entries under %s: globs match paths relative to the directory listed", a.Glob, seen, d.URI)
+	}
+	b, err := marshalCompact(out)
+	if err != nil {
+		return s.toolError(err)
+	}
+	return s.answer(ctx, req, c, b), nil
+}
+
+// listRoots answers a list without uri when several roots are served:
+// the roots themselves, by their absolute paths.
+func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *caller, roots []string) (*mcp.CallToolResult, error) {
+	out := Listing{Entries: []Entry{}, Note: "several roots are served: list one with uri set to its path"}
+	for _, root := range roots {
+		d, err := c.fs.Resolve(root)
+		if err != nil {
+			return s.toolError(err)
+		}
+		out.Entries = append(out.Entries, Entry{Path: root, Type: "dir", MTime: d.ModTime().UTC().Format(time.RFC3339)})
 	}
 	b, err := marshalCompact(out)
 	if err != nil {

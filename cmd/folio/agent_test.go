@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+)
+
+// serveStdio starts folio serve over stdio on the roots, with more flags,
+// and connects the go-sdk client to it.
+func serveStdio(t *testing.T, roots []string, flags ...string) *mcp.ClientSession {
+	args := []string{"serve", "--log-level", "error"}
+	for _, r := range roots {
+		args = append(args, "--root", r)
+	}
+	cmd := exec.Command(folioBin, append(args, flags...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	return dial(t, &mcp.CommandTransport{Command: cmd})
+}
+
+// lineAnswer is a line-mode answer split at its _meta's content length.
+type lineAnswer struct {
+	lines, footer string
+	meta          mcp.Meta
+}
+
+func readLines(t *testing.T, cs *mcp.ClientSession, args map[string]any) lineAnswer {
+	t.Helper()
+	res := callTool(t, cs, "read", args)
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		t.Fatalf("read %v: %.300s", args, text)
+	}
+	n, ok := res.Meta["folio/content_bytes"].(float64)
+	if !ok || int(n) > len(text) {
+		t.Fatalf("read %v: _meta %v", args, res.Meta)
+	}
+	return lineAnswer{text[:int(n)], strings.TrimPrefix(text[int(n):], "\n"), res.Meta}
+}
+
+// TestAgentHabits reads the way an agent does, through the real binary and
+// the go-sdk client: a large log with no limit, its tail, a grep hit read
+// back by line and as a page, globs relative to the directory, two roots.
+func TestAgentHabits(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	var log strings.Builder
+	for i := 1; log.Len() < 5<<20; i++ {
+		fmt.Fprintf(&log, "2026-12-01T06:%02d:%02d level=info request=%d path=/api/v1/items status=200 took=%dms\n", i/60%60, i%60, i, i%97)
+	}
+	logText := log.String()
+	write(t, dir, "app.log", logText)
+	total := strings.Count(logText, "\n")
+	write(t, dir, "net/http/server.go", "package http\n\nfunc Serve() {}\n\n// ListenAndServe listens.\nfunc ListenAndServe() {}\n")
+	write(t, other, "notes.md", "other root\n")
+	cs := serveStdio(t, []string{dir, other})
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The 5 MB log with no limit: under the cap, and the footer says how
+	// to go on.
+	a := readLines(t, cs, map[string]any{"uri": "app.log"})
+	if n := counter.Count(a.lines + "\n" + a.footer); n > reader.DefaultLineMaxTokens {
+		t.Fatalf("the answer counts %d tokens, over the cap", n)
+	}
+	lines := strings.SplitAfter(logText, "\n")
+	given := strings.Count(a.lines, "\n")
+	if given == 0 || given > reader.DefaultLines || a.lines != strings.Join(lines[:given], "") {
+		t.Fatalf("%d lines given, not the file's first lines", given)
+	}
+	next := fmt.Sprintf(`read {"uri":%q,"offset":%d}`, fsview.URI(mustEval(t, dir)+"/app.log"), given+1)
+	if !strings.Contains(a.footer, next) || !strings.Contains(a.footer, fmt.Sprintf("of %d", total)) || a.meta["folio/total_lines"] != float64(total) {
+		t.Fatalf("footer %q lacks %s", a.footer, next)
+	}
+	// The call it names goes on where the answer stopped.
+	var call map[string]any
+	if err := json.Unmarshal([]byte(next[len("read "):]), &call); err != nil {
+		t.Fatal(err)
+	}
+	b := readLines(t, cs, call)
+	if !strings.HasPrefix(b.lines, lines[given]) {
+		t.Fatalf("the next call starts with %.80q, want %.80q", b.lines, lines[given])
+	}
+
+	// A tail: the last 100 lines.
+	tail := readLines(t, cs, map[string]any{"uri": "app.log", "offset": -100})
+	if tail.lines != strings.Join(lines[total-100:total], "") || !strings.Contains(tail.footer, fmt.Sprintf("lines %d-%d of %d", total-99, total, total)) || !strings.Contains(tail.footer, "end of file") {
+		t.Fatalf("tail: %d lines, footer %q", strings.Count(tail.lines, "\n"), tail.footer)
+	}
+	// Past the end.
+	res := callTool(t, cs, "read", map[string]any{"uri": "app.log", "offset": total + 1})
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
+		t.Fatalf("past the end: %.300s", text)
+	}
+
+	// grep → read: the line grep reports is the line read gives, by offset
+	// and as the first page's first line.
+	var g struct {
+		Matches []struct {
+			URI  string `json:"uri"`
+			Line int    `json:"line"`
+			Text string `json:"text"`
+		} `json:"matches"`
+	}
+	res = callTool(t, cs, "grep", map[string]any{"pattern": "request=12345 ", "path": "app.log"})
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &g); err != nil || len(g.Matches) != 1 {
+		t.Fatalf("grep: %v %+v", err, g)
+	}
+	hit := g.Matches[0]
+	byOffset := readLines(t, cs, map[string]any{"uri": hit.URI, "offset": hit.Line, "limit": 1})
+	if strings.TrimSuffix(byOffset.lines, "\n") != hit.Text {
+		t.Fatalf("grep says line %d is %q; read gives %q", hit.Line, hit.Text, byOffset.lines)
+	}
+	for _, format := range []string{"json", "text"} {
+		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
+		text := res.Content[0].(*mcp.TextContent).Text
+		var p pager.Decoded
+		if format == "json" {
+			p, err = pager.Decode([]byte(text))
+		} else {
+			p, err = pager.DecodeText([]byte(text), int(res.Meta["folio/content_bytes"].(float64)))
+		}
+		if err != nil || !strings.HasPrefix(p.Content, hit.Text+"\n") || counter.Count(text) > 300 {
+			t.Fatalf("%s page at line %d: %v %.200q", format, hit.Line, err, text)
+		}
+		// The cursor goes on after the page.
+		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
+		if res.IsError {
+			t.Fatalf("continuing from a line page: %s", res.Content[0].(*mcp.TextContent).Text)
+		}
+	}
+
+	// Globs relative to the directory listed or searched.
+	res = callTool(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"path":"net/http/server.go"`) {
+		t.Fatalf("list glob relative to uri: %s", text)
+	}
+	res = callTool(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
+	if text := res.Content[0].(*mcp.TextContent).Text; strings.Count(text, `"line":`) != 2 {
+		t.Fatalf("grep glob relative to path: %s", text)
+	}
+
+	// Two roots: list without uri names them.
+	res = callTool(t, cs, "list", map[string]any{})
+	var l struct {
+		Entries []struct{ Path, Type string } `json:"entries"`
+		Note    string                        `json:"note"`
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &l); err != nil || len(l.Entries) != 2 ||
+		l.Entries[0].Path != mustEval(t, dir) || l.Entries[1].Path != mustEval(t, other) || l.Entries[1].Type != "dir" || l.Note == "" {
+		t.Fatalf("two roots: %v %+v", err, l)
+	}
+	if a := readLines(t, cs, map[string]any{"uri": filepath.Join(l.Entries[1].Path, "notes.md")}); a.lines != "other root\n" {
+		t.Fatalf("the second root's file: %q", a.lines)
+	}
+}
+
+func mustEval(t *testing.T, dir string) string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
