@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	textcorpus "github.com/folio-mcp/folio/internal/corpus"
 )
 
 const testURI = "file:///srv/docs/large.md"
@@ -269,5 +271,58 @@ func TestShrink(t *testing.T) {
 	f.req = req
 	if _, err := f.shrink(len(text)); !errors.Is(err, ErrBudgetTooSmall) {
 		t.Fatalf("tiny budget: %v", err)
+	}
+}
+
+// TestTextPageCost reads whole files in pages of both formats and compares
+// the tokens they cost with the file's own count: the Text format's goal is
+// at most 1.05 times the file for Go and HTML at 2,000 tokens. It logs the
+// table the issue asks for (go test -run TextPageCost -v ./pager).
+func TestTextPageCost(t *testing.T) {
+	c := counter(t, O200kBase)
+	files := []struct {
+		name string
+		text []byte
+		goal bool
+	}{
+		{"net/http/server.go", textcorpus.File(t, "src/net/http/server.go"), true},
+		{"doc/go_spec.html", textcorpus.File(t, "doc/go_spec.html"), true},
+		{"doc/markdown.md", textcorpus.For(t, "markdown", 200_000), false},
+		{"doc/cjk.md", textcorpus.For(t, "cjk", 200_000), false},
+	}
+	t.Logf("%-28s %8s %6s %8s %8s %6s %6s", "file", "raw", "budget", "json", "text", "json/r", "text/r")
+	for _, f := range files {
+		raw := c.Count(string(f.text))
+		for _, budget := range []int{500, 2000} {
+			cost := map[Format]int{}
+			for _, format := range []Format{JSON, Text} {
+				var got []byte
+				for off := 0; ; {
+					p, err := Fit(Request{Counter: c, MaxTokens: budget, Format: format, URI: "file:///usr/local/go/src/" + f.name, Version: testVersion,
+						Window: f.text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
+					if err != nil {
+						t.Fatal(err)
+					}
+					d, err := p.Decode(format)
+					if err != nil || p.Tokens > budget {
+						t.Fatalf("%s %s at %d: %v, %d tokens", f.name, format, budget, err, p.Tokens)
+					}
+					got = append(got, d.Content...)
+					cost[format] += p.Tokens
+					if !p.HasMore {
+						break
+					}
+					off += p.End
+				}
+				if !bytes.Equal(got, f.text) {
+					t.Fatalf("%s %s at %d: the pages do not give back the file", f.name, format, budget)
+				}
+			}
+			jr, tr := float64(cost[JSON])/float64(raw), float64(cost[Text])/float64(raw)
+			t.Logf("%-28s %8d %6d %8d %8d %6.3f %6.3f", f.name, raw, budget, cost[JSON], cost[Text], jr, tr)
+			if f.goal && budget == 2000 && tr > 1.05 {
+				t.Errorf("%s in text pages of %d costs %.3f times the file", f.name, budget, tr)
+			}
+		}
 	}
 }

@@ -173,4 +173,3 @@ func mustEval(t *testing.T, dir string) string {
 	}
 	return real
 }
-

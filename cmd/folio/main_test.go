@@ -384,26 +384,28 @@ func TestVerify(t *testing.T) {
 	write(t, dir, "bin.dat", "\x00\x01")
 	write(t, dir, ".env", "SECRET=1")
 	os.Symlink("/etc/passwd", filepath.Join(dir, "escape"))
-	r := folio(t, "", "verify", "--max-tokens", "300,1000", "--deny", "**/.env", "--json", dir)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
-	}
-	var rep struct {
-		Files, Pages, Skipped int
-		SkippedBy             map[string]int `json:"skipped_by"`
-		Failures              []any
-		Largest               int     `json:"largest_page_tokens"`
-		Fill                  float64 `json:"mean_fill"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Files != 3 || rep.Skipped != 3 || rep.SkippedBy["not_text"] != 1 || rep.SkippedBy["not_found"] != 2 ||
-		len(rep.Failures) != 0 || rep.Largest > 1000 || rep.Fill < 0.9 || rep.Pages < 10 {
-		t.Fatalf("report %+v", rep)
-	}
-	if r.stderr != "" {
-		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	for _, format := range []string{"json", "text"} {
+		r := folio(t, "", "verify", "--max-tokens", "300,1000", "--deny", "**/.env", "--json", "--format", format, dir)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s %s", format, r.code, r.stdout, r.stderr)
+		}
+		var rep struct {
+			Files, Pages, Skipped int
+			SkippedBy             map[string]int `json:"skipped_by"`
+			Failures              []any
+			Largest               int     `json:"largest_page_tokens"`
+			Fill                  float64 `json:"mean_fill"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Files != 3 || rep.Skipped != 3 || rep.SkippedBy["not_text"] != 1 || rep.SkippedBy["not_found"] != 2 ||
+			len(rep.Failures) != 0 || rep.Largest > 1000 || rep.Fill < 0.9 || rep.Pages < 10 {
+			t.Fatalf("%s: report %+v", format, rep)
+		}
+		if r.stderr != "" {
+			t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+		}
 	}
 	// A budget that cannot hold a page is a failure.
 	if r := folio(t, "", "verify", "--max-tokens", "20", dir); r.code != 1 || !strings.Contains(r.stdout, "FAIL") {
@@ -425,16 +427,18 @@ func TestVerifyGoEncoding(t *testing.T) {
 		t.Skip(err)
 	}
 	src := filepath.Join(strings.TrimSpace(string(out)), "src", "encoding")
-	r := folio(t, "", "verify", "--max-tokens", "500,2000,8000", src)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stdout)
+	for _, format := range []string{"json", "text"} {
+		r := folio(t, "", "verify", "--max-tokens", "500,2000,8000", "--format", format, src)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, r.code, r.stdout)
+		}
+		sc := bufio.NewScanner(strings.NewReader(r.stdout))
+		sc.Scan()
+		if !strings.Contains(sc.Text(), "failures 0") || strings.HasPrefix(sc.Text(), "files 0") {
+			t.Fatalf("%s: summary %q", format, sc.Text())
+		}
+		t.Log(format, sc.Text())
 	}
-	sc := bufio.NewScanner(strings.NewReader(r.stdout))
-	sc.Scan()
-	if !strings.Contains(sc.Text(), "failures 0") || strings.HasPrefix(sc.Text(), "files 0") {
-		t.Fatalf("summary %q", sc.Text())
-	}
-	t.Log(sc.Text())
 }
 
 func TestVersion(t *testing.T) {

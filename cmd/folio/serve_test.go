@@ -219,14 +219,17 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatalf("a bad token: exit %d", r.code)
 	}
 
-	// Remote verify of the whole root, with no local reading.
-	r = folio(t, "", "verify", "--server", p.endpoint, "--token", ci, "--json", "--max-tokens", "300,2000", ".")
-	var rep struct {
-		Files, Pages, Skipped int
-		Failures              []any
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Files != 3 || rep.Skipped != 1 || len(rep.Failures) != 0 || rep.Pages < 6 {
-		t.Fatalf("verify --server: exit %d %s %s", r.code, r.stdout, r.stderr)
+	// Remote verify of the whole root, with no local reading, in both
+	// page formats.
+	for _, format := range []string{"json", "text"} {
+		r = folio(t, "", "verify", "--server", p.endpoint, "--token", ci, "--json", "--format", format, "--max-tokens", "300,2000", ".")
+		var rep struct {
+			Files, Pages, Skipped int
+			Failures              []any
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 || rep.Files != 3 || rep.Skipped != 1 || len(rep.Failures) != 0 || rep.Pages < 6 {
+			t.Fatalf("verify --server --format %s: exit %d %s %s", format, r.code, r.stdout, r.stderr)
+		}
 	}
 	// A budget too small for any page is a failure, not a pass.
 	r = folio(t, "", "verify", "--server", p.endpoint, "--token", ci, "--max-tokens", "30", "docs/b.md")

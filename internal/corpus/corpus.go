@@ -82,6 +82,21 @@ func For(tb testing.TB, kind string, size int) []byte {
 	return b
 }
 
+// File is the file at rel (a slash path) in the Go distribution; it skips
+// tb when the distribution cannot be read.
+func File(tb testing.TB, rel string) []byte {
+	tb.Helper()
+	root, err := goroot()
+	if err == nil {
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			return b
+		}
+	}
+	tb.Skip(err)
+	return nil
+}
+
 func goroot() (string, error) {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
