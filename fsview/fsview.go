@@ -36,6 +36,10 @@ type Options struct {
 	Deny []string
 	// MaxFileBytes caps the size of a file that may be read; 0 means no cap.
 	MaxFileBytes int64
+	// NoIgnore makes walks and listings show what .gitignore, .ignore and
+	// .git/info/exclude exclude; by default they skip it, as git and
+	// ripgrep do. A file is read by its name either way.
+	NoIgnore bool
 	// ReadMemory bounds the bytes of the windows that snapshots hold at
 	// once (DefaultReadMemory when 0). A window larger than the bound waits
 	// until it can hold the whole bound.

@@ -15,7 +15,8 @@ import (
 // name as Resolve takes it), in lexical order, with its File or with the
 // error that hides it (ErrNotFound for a denied name or a symlink that
 // leads out). Denied directories are not entered, and symlinks to
-// directories are not followed. An error from fn stops the walk.
+// directories are not followed. What the ignore files exclude is skipped
+// without a word (see Options.NoIgnore). An error from fn stops the walk.
 func (v *FS) Walk(ctx context.Context, dir string, fn func(File, error) error) error {
 	d, err := v.Resolve(dir)
 	if err != nil {
@@ -41,7 +42,8 @@ type ListOptions struct {
 // directory d, which is not listed itself: in lexical order component by
 // component, each directory before what it holds. Hidden names are skipped
 // without a word; symlinks to directories are not followed. An error from
-// fn stops the listing and is returned.
+// fn stops the listing and is returned. What the ignore files exclude is
+// skipped too.
 func (v *FS) List(ctx context.Context, d File, opt ListOptions, fn func(File) error) error {
 	if !d.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory", ErrInvalidPath, d.URI)
@@ -61,10 +63,12 @@ type walkOptions struct {
 }
 
 func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
-	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, o, fn)
+	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, v.rulesAbove(d), o, fn)
 }
 
-func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o walkOptions, fn func(File, error) error) error {
+// walkDir walks the directory d; rules are the ignore rules of the
+// directories above it.
+func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rules ignoreRules, o walkOptions, fn func(File, error) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -73,6 +77,7 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 		return fn(File{}, notFound(d.URI))
 	}
 	defer unix.Close(dir)
+	rules = v.dirRules(dir, d.resolved, rules)
 	names, err := v.shared.dirs.sortedNames(dir)
 	if err != nil {
 		return fn(File{}, fmt.Errorf("listing %s: %w", d.URI, err))
@@ -105,6 +110,9 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 		}
 		abs := prefix + "/" + name
 		f, err := v.entry(d, dir, name, rel, abs)
+		if err == nil && rules.ignores(path.Join(d.resolved, name), f.IsDir()) {
+			continue
+		}
 		switch {
 		case err != nil:
 			if err := fn(File{}, err); err != nil {
@@ -122,7 +130,7 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, o wa
 			if o.maxDepth > 0 && depth >= o.maxDepth {
 				continue
 			}
-			if err := v.walkDir(ctx, f, abs, depth+1, o, fn); err != nil {
+			if err := v.walkDir(ctx, f, abs, depth+1, rules, o, fn); err != nil {
 				return err
 			}
 		case !report:

@@ -173,3 +173,30 @@ func mustEval(t *testing.T, dir string) string {
 	}
 	return real
 }
+
+// TestServeIgnoreFiles: list and grep skip what .gitignore excludes unless
+// --no-ignore; a read by name works either way.
+func TestServeIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, ".gitignore", "gen/\n*.log\n")
+	write(t, dir, "gen/out.go", "package gen // needle\n")
+	write(t, dir, "debug.log", "needle\n")
+	write(t, dir, "main.go", "package main // needle\n")
+	for _, tc := range []struct {
+		flags []string
+		want  int
+	}{{nil, 1}, {[]string{"--no-ignore"}, 3}} {
+		cs := serveStdio(t, []string{dir}, tc.flags...)
+		text := callTool(t, cs, "list", map[string]any{"recursive": true}).Content[0].(*mcp.TextContent).Text
+		if got := strings.Count(text, `"type":"file"`) - 1; got != tc.want { // .gitignore itself is listed
+			t.Errorf("%v: list shows %d files: %s", tc.flags, got, text)
+		}
+		text = callTool(t, cs, "grep", map[string]any{"pattern": "needle"}).Content[0].(*mcp.TextContent).Text
+		if got := strings.Count(text, `"line":`); got != tc.want {
+			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
+		}
+		if a := readLines(t, cs, map[string]any{"uri": "gen/out.go"}); a.lines != "package gen // needle\n" {
+			t.Errorf("%v: read by name: %q", tc.flags, a.lines)
+		}
+	}
+}

@@ -25,6 +25,11 @@ func maxFileBytesFlag() cli.Flag {
 		Usage: "refuse files larger than this (0: no cap)"}
 }
 
+func noIgnoreFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-ignore", EnvVars: []string{"FOLIO_NO_IGNORE"},
+		Usage: "also walk what .gitignore, .ignore and .git/info/exclude exclude (the deny list still applies)"}
+}
+
 func formatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "format", Value: "json", EnvVars: []string{"FOLIO_FORMAT"},
 		Usage: "page format: json (the page contract's object) or text (the content as it is, then a [folio] footer line)"}

@@ -31,13 +31,17 @@ caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
 show a bearer token from --tokens, or, on a loopback address only, nothing.
 Relative paths in requests resolve against the first root. The default deny
 list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
-depth and in any case; --deny adds to it.`,
+depth and in any case; --deny adds to it. list, grep and resources/list skip
+what .gitignore, .ignore and .git/info/exclude exclude (nested files
+included, as git and ripgrep read them); --no-ignore shows it, and a file is
+read by its name either way.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve)"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
+			noIgnoreFlag(),
 			&cli.DurationFlag{Name: "grep-timeout", Value: mcpserver.DefaultGrepTimeout, EnvVars: []string{"FOLIO_GREP_TIMEOUT"}, Usage: "how long one grep may search; what it found by then is answered, marked truncated"},
 			&cli.IntFlag{Name: "max-answer-bytes", Value: mcpserver.DefaultMaxAnswerBytes, EnvVars: []string{"FOLIO_MAX_ANSWER_BYTES"}, Usage: "bound on any answer's text before folding: line reads, grep and list stop short of it"},
 			&cli.IntFlag{Name: "line-max-tokens", Value: reader.DefaultLineMaxTokens, EnvVars: []string{"FOLIO_LINE_MAX_TOKENS"}, Usage: "token cap of a line-mode read (at most 2000 lines, each cut at 2000 characters) and of resources/read"},
@@ -114,6 +118,7 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		Deny:         append(fsview.DefaultDeny(), c.StringSlice("deny")...),
 		MaxFileBytes: c.Int64("max-file-bytes"),
 		ReadMemory:   c.Int64("read-memory"),
+		NoIgnore:     c.Bool("no-ignore"),
 	})
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ bytes the pages give back must equal their version. No local copy is needed.`,
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
 			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
 			formatFlag(),
+			noIgnoreFlag(),
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -104,7 +105,7 @@ func verifyPath(c *cli.Context, path string, opt verify.Options) (*verify.Report
 	if err != nil {
 		return nil, err
 	}
-	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: deny, MaxFileBytes: c.Int64("max-file-bytes")})
+	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: deny, MaxFileBytes: c.Int64("max-file-bytes"), NoIgnore: c.Bool("no-ignore")})
 	if err != nil {
 		return nil, err
 	}

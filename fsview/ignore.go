@@ -1,0 +1,110 @@
+package fsview
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
+)
+
+// ignoreFiles are read in every directory a walk enters, a later one's
+// rules taking precedence, as ripgrep reads them.
+var ignoreFiles = [...]string{".gitignore", ".ignore"}
+
+// maxIgnoreFileBytes bounds what is read of one ignore file.
+const maxIgnoreFileBytes = 1 << 20
+
+// ignoreRules are the ignore patterns in force in a directory of a walk,
+// those of deeper directories last. go-git's gitignore package matches
+// them: the last pattern that matches a path decides.
+type ignoreRules []gitignore.Pattern
+
+// ignores reports whether the rules exclude the resolved path rel.
+func (r ignoreRules) ignores(rel string, isDir bool) bool {
+	return len(r) > 0 && gitignore.NewMatcher(r).Match(split(rel), isDir)
+}
+
+// rulesAbove gathers the rules that apply inside the directory d from the
+// directories above it in its root, d's own excluded.
+func (v *FS) rulesAbove(d File) ignoreRules {
+	if v.opt.NoIgnore {
+		return nil
+	}
+	var rules ignoreRules
+	parts := split(d.resolved)
+	for i := range parts {
+		dir, err := d.root.open(path.Join(parts[:i]...), dirFlags)
+		if err != nil {
+			return rules
+		}
+		rules = v.dirRules(dir, path.Join(parts[:i]...), rules)
+		unix.Close(dir)
+	}
+	return rules
+}
+
+// dirRules adds the rules of the directory rel, open as dir, to those of
+// the directories above it: a repository's .git/info/exclude below all
+// others, then its .gitignore and .ignore.
+func (v *FS) dirRules(dir int, rel string, above ignoreRules) ignoreRules {
+	if v.opt.NoIgnore {
+		return nil
+	}
+	domain := split(rel)
+	rules := slices.Clip(above)
+	if exclude := readSmall(dir, ".git", "info", "exclude"); exclude != nil {
+		rules = append(parsePatterns(exclude, domain), rules...)
+	}
+	for _, name := range ignoreFiles {
+		rules = append(rules, parsePatterns(readSmall(dir, name), domain)...)
+	}
+	return rules
+}
+
+// parsePatterns parses an ignore file's lines: blank lines and comments
+// are skipped.
+func parsePatterns(b []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(string(line), domain))
+	}
+	return ps
+}
+
+// readSmall reads the regular file at the path of names below dir, with
+// no symlink followed, up to maxIgnoreFileBytes; nil when there is none.
+func readSmall(dir int, names ...string) []byte {
+	fd := dir
+	for i, name := range names {
+		flag := dirFlags
+		if i == len(names)-1 {
+			flag = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+		}
+		next, err := openat(fd, name, flag)
+		if fd != dir {
+			unix.Close(fd)
+		}
+		if err != nil {
+			return nil
+		}
+		fd = next
+	}
+	f := os.NewFile(uintptr(fd), names[len(names)-1])
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileBytes))
+	if err != nil {
+		return nil
+	}
+	return b
+}
