@@ -144,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
-		Logger:   cfg.Logger,
+		Logger:   slog.New(sdkLog{cfg.Logger.Handler()}),
 		PageSize: resourcePageSize,
 	}
 	if !cfg.Stateless {
@@ -348,3 +348,20 @@ func tokenInfo(ctx context.Context, extra *mcp.RequestExtra) *auth.TokenInfo {
 	}
 	return auth.TokenInfoFromContext(ctx)
 }
+
+// sdkLog is the handler the SDK logs through: a run whose context ended,
+// as a signal ends it, is a normal stop, logged at INFO rather than ERROR.
+type sdkLog struct{ slog.Handler }
+
+func (h sdkLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError && r.Message == "server run cancelled" {
+		if !h.Enabled(ctx, slog.LevelInfo) {
+			return nil
+		}
+		r = slog.NewRecord(r.Time, slog.LevelInfo, "server stopped", r.PC)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h sdkLog) WithAttrs(attrs []slog.Attr) slog.Handler { return sdkLog{h.Handler.WithAttrs(attrs)} }
+func (h sdkLog) WithGroup(name string) slog.Handler       { return sdkLog{h.Handler.WithGroup(name)} }

@@ -312,11 +312,41 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--upstreams", badUpstreams}, `server \"bad\", url`},
 		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
 		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
+		{[]string{"--root", dir, "--page-format", "yaml"}, "unknown page format"},
+		{[]string{"--root", dir, "--line-max-tokens", "0"}, "--line-max-tokens must be 1 or more"},
 	} {
 		r := folio(t, "", append([]string{"serve"}, tc.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("serve %v: exit %d, %s", tc.args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestInterruptIsNotAnError: SIGINT stops a stdio server with exit 0 and
+// nothing logged at ERROR.
+func TestInterruptIsNotAnError(t *testing.T) {
+	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir())
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	logPath := filepath.Join(t.TempDir(), "stderr")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logged := func() string { b, _ := os.ReadFile(logPath); return string(b) }
+	for i := 0; i < 100 && !strings.Contains(logged(), "server session connected"); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	if out := logged(); err != nil || strings.Contains(out, "level=ERROR") || !strings.Contains(out, "server stopped") {
+		t.Fatalf("exit %v:\n%s", err, out)
 	}
 }
 
