@@ -2,6 +2,7 @@ package pager
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -29,20 +30,60 @@ func TestGolden(t *testing.T) {
 				got.Write(p.JSON)
 				got.WriteByte('\n')
 			}
-			path := filepath.Join("..", "testdata", "golden", fmt.Sprintf("mixed.md.%s.%d.jsonl", tc.counter, tc.budget))
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			checkGolden(t, fmt.Sprintf("mixed.md.%s.%d.jsonl", tc.counter, tc.budget), got.Bytes())
+		})
+		t.Run(fmt.Sprintf("%s-%d-text", tc.counter, tc.budget), func(t *testing.T) {
+			// Text pages, each as a JSON line of its block and its
+			// content's length: they fit, and give back the file.
+			c := counter(t, tc.counter)
+			var got bytes.Buffer
+			var rebuilt []byte
+			for off := 0; ; {
+				p, err := Fit(Request{Counter: c, MaxTokens: tc.budget, Format: Text, URI: testURI, Version: testVersion,
+					Window: text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
+				if err != nil {
 					t.Fatal(err)
 				}
+				d, err := DecodeText(p.JSON, p.End)
+				if n := c.Count(string(p.JSON)); err != nil || n > tc.budget || n != p.Tokens || d.HasMore != p.HasMore {
+					t.Fatalf("page at %d: %v, %d tokens (reported %d)", off, err, n, p.Tokens)
+				}
+				line, _ := json.Marshal(struct {
+					Text         string `json:"text"`
+					ContentBytes int    `json:"content_bytes"`
+				}{string(p.JSON), p.End})
+				got.Write(line)
+				got.WriteByte('\n')
+				rebuilt = append(rebuilt, d.Content...)
+				if !p.HasMore {
+					break
+				}
+				off += p.End
 			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./pager -run TestGolden -update)", err)
+			if !bytes.Equal(rebuilt, text) {
+				t.Fatal("the text pages do not give back the file")
 			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Fatalf("pages differ from %s (if the change is intended, rerun with -update)", path)
-			}
+			checkGolden(t, fmt.Sprintf("mixed.md.%s.%d.text.jsonl", tc.counter, tc.budget), got.Bytes())
 		})
+	}
+}
+
+// checkGolden compares got with the golden file name, or rewrites it with
+// -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pager -run TestGolden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("pages differ from %s (if the change is intended, rerun with -update)", path)
 	}
 }
