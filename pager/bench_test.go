@@ -17,10 +17,10 @@ func corpus(tb testing.TB, kind string, size int) []byte {
 }
 
 // pageWhole pages text at budget and returns the pages.
-func pageWhole(tb testing.TB, c Counter, text []byte, budget int) []Page {
+func pageWhole(tb testing.TB, c Counter, text []byte, budget int, format Format) []Page {
 	var pages []Page
 	for off := 0; ; {
-		p, err := Fit(Request{Counter: c, MaxTokens: budget, URI: testURI, Version: testVersion,
+		p, err := Fit(Request{Counter: c, MaxTokens: budget, Format: format, URI: testURI, Version: testVersion,
 			Window: text[off:], EOF: true, Cursor: func(end int) string { return fakeCursor(off + end) }})
 		if err != nil {
 			tb.Fatal(err)
@@ -60,16 +60,18 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
-// BenchmarkPageWhole pages 1 MiB of real text at 2,000 tokens. Each
+// BenchmarkPageWhole pages 1 MiB of real text at 2,000 tokens, in JSON
+// pages and (KIND-text) in text pages. Each
 // iteration also counts the text once, right before, and the benchmark
 // reports the paging time as a multiple of that count ("x-count"), and the
 // bytes the counter was handed per byte of text ("counted/B", which does not
 // depend on the machine's load).
 func BenchmarkPageWhole(b *testing.B) {
-	for _, kind := range textcorpus.Kinds() {
+	for _, bench := range pageWholeCases() {
+		kind, format := bench.kind, bench.format
 		text := corpus(b, kind, 1<<20)
 		c := &meteredCounter{Counter: counter(b, O200kBase)}
-		b.Run(kind, func(b *testing.B) {
+		b.Run(bench.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var pages []Page
 			var counting, paging time.Duration
@@ -78,7 +80,7 @@ func BenchmarkPageWhole(b *testing.B) {
 				c.Counter.Count(string(text))
 				t1 := time.Now()
 				c.bytes.Store(0)
-				pages = pageWhole(b, c, text, 2000)
+				pages = pageWhole(b, c, text, 2000, format)
 				paging += time.Since(t1)
 				counting += t1.Sub(t0)
 			}
@@ -88,6 +90,26 @@ func BenchmarkPageWhole(b *testing.B) {
 			b.ReportMetric(float64(c.bytes.Load())/float64(len(text)), "counted/B")
 		})
 	}
+}
+
+type pageWholeCase struct {
+	name, kind string
+	format     Format
+}
+
+// pageWholeCases are the corpus kinds in JSON pages, then in text pages.
+func pageWholeCases() []pageWholeCase {
+	var cases []pageWholeCase
+	for _, format := range []Format{JSON, Text} {
+		for _, kind := range textcorpus.Kinds() {
+			name := kind
+			if format == Text {
+				name += "-text"
+			}
+			cases = append(cases, pageWholeCase{name, kind, format})
+		}
+	}
+	return cases
 }
 
 // meteredCounter counts the bytes it is asked to count.
@@ -119,7 +141,7 @@ func BenchmarkPageRuns(b *testing.B) {
 			b.SetBytes(int64(len(tc.text)))
 			var pages []Page
 			for b.Loop() {
-				pages = pageWhole(b, c, tc.text, 2000)
+				pages = pageWhole(b, c, tc.text, 2000, JSON)
 			}
 			b.ReportMetric(float64(len(pages)), "pages")
 		})
@@ -134,7 +156,7 @@ func BenchmarkSeedLine(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var pages []Page
 			for b.Loop() {
-				pages = pageWhole(b, c, seedLine(), 2000)
+				pages = pageWhole(b, c, seedLine(), 2000, JSON)
 			}
 			b.ReportMetric(float64(len(pages)), "pages")
 		})
@@ -144,7 +166,7 @@ func BenchmarkSeedLine(b *testing.B) {
 func TestFill(t *testing.T) {
 	c := counter(t, O200kBase)
 	for _, kind := range []string{"go", "markdown"} {
-		pages := pageWhole(t, c, corpus(t, kind, 256<<10), 2000)
+		pages := pageWhole(t, c, corpus(t, kind, 256<<10), 2000, JSON)
 		fill := meanFill(pages, 2000)
 		t.Logf("%s: %d pages, mean fill %.4f", kind, len(pages), fill)
 		if fill < 0.98 {

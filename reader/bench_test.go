@@ -44,3 +44,27 @@ func BenchmarkPageAt(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLines reads lines of a 16 MiB log as an agent does, with the
+// server's bounds: the first 2,000 lines, 2,000 lines from the middle, and
+// the last 100. Each read scans the whole file once (to count its lines and
+// hash it), so the three should cost about the same.
+func BenchmarkLines(b *testing.B) {
+	fx := newFixtureCap(b, pager.O200kBase, 0)
+	line := "2026-12-01T06:00:00Z level=info request=123456 path=/api/v1/items status=200 took=12ms\n"
+	n := (16 << 20) / len(line)
+	os.WriteFile(filepath.Join(fx.dir, "app.log"), []byte(strings.Repeat(line, n)), 0o644)
+	for _, at := range []struct {
+		name   string
+		offset int
+	}{{"start", 1}, {"middle", n / 2}, {"tail", -100}} {
+		b.Run(at.name, func(b *testing.B) {
+			for b.Loop() {
+				_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "app.log", Offset: at.offset, Limit: DefaultLines, MaxLineChars: MaxLineChars, MaxTokens: DefaultLineMaxTokens})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
