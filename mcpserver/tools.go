@@ -279,7 +279,7 @@ func (s *Server) readPage(ctx context.Context, c *caller, a readArgs) (*mcp.Call
 	res := textResult(string(p.JSON))
 	res.Meta = mcp.Meta{MetaTokens: p.Tokens, MetaTokenizer: s.cfg.Counter.Name()}
 	if format == pager.Text {
-		d, err := pager.DecodeText(p.JSON, p.End)
+		d, err := p.Decode(pager.Text)
 		if err != nil {
 			return s.toolError(err)
 		}

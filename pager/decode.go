@@ -65,38 +65,36 @@ func Decode(b []byte) (Decoded, error) {
 	return d, nil
 }
 
-// Decode parses the page as written in format f.
+// Decode parses the page as written in format f. A page in the Text
+// format must hold End bytes of content.
 func (p Page) Decode(f Format) (Decoded, error) {
-	if f == Text {
-		return DecodeText(p.JSON, p.End)
+	if f != Text {
+		return Decode(p.JSON)
 	}
-	return Decode(p.JSON)
+	d, err := DecodeText(p.JSON)
+	if err == nil && len(d.Content) != p.End {
+		err = fmt.Errorf("the content is %d bytes, not the %d given", len(d.Content), p.End)
+	}
+	return d, err
 }
 
-// DecodeText parses a page in the Text format: contentBytes is the length
-// of its content (the _meta the server sends with it says), which the
-// footer line follows, after a newline when the content does not end with
-// one.
-func DecodeText(b []byte, contentBytes int) (Decoded, error) {
+// DecodeText parses a page in the Text format: the content is all that
+// comes before the last newline that starts a footer line, which holds no
+// newline itself.
+func DecodeText(b []byte) (Decoded, error) {
 	var d Decoded
-	if contentBytes < 0 || contentBytes > len(b) {
-		return d, fmt.Errorf("content length %d is outside the page's %d bytes", contentBytes, len(b))
+	at := bytes.LastIndex(b, []byte(footerPrefix))
+	if at < 0 {
+		return d, errors.New("no [folio] footer line")
 	}
-	content, footer := b[:contentBytes], b[contentBytes:]
-	if len(content) > 0 && content[len(content)-1] != '\n' {
-		var ok bool
-		if footer, ok = bytes.CutPrefix(footer, []byte("\n")); !ok {
-			return d, errors.New("no newline between the content and the footer")
-		}
-	}
+	content, rest := b[:at], b[at+len(footerPrefix):]
 	if !utf8.Valid(content) {
 		return d, errors.New("the content is not valid UTF-8")
 	}
 	d.Content = string(content)
-	rest, ok := bytes.CutPrefix(footer, []byte(footerPrefix))
 	fields := strings.Split(string(rest), " ")
-	if !ok || len(fields) != 4 {
-		return d, fmt.Errorf("not a footer line: %q", footer)
+	if len(fields) != 4 {
+		return d, fmt.Errorf("not a footer line: %q", rest)
 	}
 	d.URI = fields[0]
 	for i, key := range []string{"version=", "has_more=", "next_cursor="} {

@@ -44,7 +44,7 @@ func FuzzReconstruction(f *testing.F) {
 			}
 			pj, err := Decode(p.JSON)
 			if format == Text {
-				pj, err = DecodeText(p.JSON, p.End)
+				pj, err = p.Decode(Text)
 			}
 			if err != nil {
 				t.Fatalf("%v: %s", err, p.JSON)
@@ -130,4 +130,25 @@ func checkSplitPoint(counters []Counter, text []byte, p int) error {
 		}
 	}
 	return nil
+}
+
+// FuzzDecodeText: any bytes either fail to decode as a text page or decode
+// to fields that write the same bytes again.
+func FuzzDecodeText(f *testing.F) {
+	f.Add([]byte("content\n[folio] uri=file:///a version=ab has_more=false next_cursor=null"))
+	f.Add([]byte("\n[folio] uri=file:///a version=ab has_more=true next_cursor=XYZ"))
+	f.Add([]byte("x\n[folio] uri=a\n[folio] uri=file:///a version=ab has_more=true next_cursor=null"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := DecodeText(b)
+		if err != nil {
+			return
+		}
+		cursor := ""
+		if d.NextCursor != nil {
+			cursor = *d.NextCursor
+		}
+		if again := appendFooter([]byte(d.Content), d.URI, d.Version, cursor); !bytes.Equal(again, b) {
+			t.Fatalf("%q decodes to %+v, which writes %q", b, d, again)
+		}
+	})
 }

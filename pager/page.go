@@ -40,8 +40,8 @@ type Format int
 const (
 	// JSON is the page contract's JSON object.
 	JSON Format = iota
-	// Text is the content as it is, then one footer line with the uri,
-	// version, has_more and next_cursor (see DecodeText).
+	// Text is the content as it is, a newline, and one footer line with
+	// the uri, version, has_more and next_cursor (see DecodeText).
 	Text
 )
 
@@ -141,12 +141,7 @@ func Fit(r Request) (Page, error) {
 	if uc, ok := r.Counter.(unitCounter); ok {
 		f.scale, f.measure = uc.UnitsPerToken(), uc.Units
 	}
-	tail := f.appendTail(nil, 0)
-	if f.req.Format == Text {
-		// With the newline that a cut inside a line adds.
-		tail = append([]byte{'\n'}, tail...)
-	}
-	f.moreTail = f.measure(string(tail))
+	f.moreTail = f.measure(string(f.appendTail(nil, 0)))
 	return f.fit()
 }
 
@@ -480,9 +475,6 @@ func (f *fitter) appendTail(b []byte, end int) []byte {
 		cursor = f.req.Cursor(end)
 	}
 	if f.req.Format == Text {
-		if end > 0 && f.w[end-1] != '\n' {
-			b = append(b, '\n')
-		}
 		return appendFooter(b, f.req.URI, f.req.Version, cursor)
 	}
 	if last {
@@ -646,8 +638,8 @@ func appendMoreTail(b []byte, version, cursor string) []byte {
 	return append(b, '}')
 }
 
-// appendFooter appends the footer line of a page in the Text format; an
-// empty cursor is the last page's.
+// appendFooter appends the newline and the footer line that end a page in
+// the Text format; an empty cursor is the last page's.
 func appendFooter(b []byte, uri, version, cursor string) []byte {
 	b = append(b, footerPrefix...)
 	b = append(b, uri...)
@@ -660,8 +652,9 @@ func appendFooter(b []byte, uri, version, cursor string) []byte {
 	return append(b, cursor...)
 }
 
-// footerPrefix starts the footer line of a page in the Text format.
-const footerPrefix = "[folio] uri="
+// footerPrefix ends the content of a page in the Text format and starts
+// its footer line.
+const footerPrefix = "\n[folio] uri="
 
 // appendFinalTail appends what follows the content of a file's last page.
 func appendFinalTail(b []byte, version string) []byte {

@@ -129,7 +129,10 @@ func TestAgentHabits(t *testing.T) {
 		if format == "json" {
 			p, err = pager.Decode([]byte(text))
 		} else {
-			p, err = pager.DecodeText([]byte(text), int(res.Meta["folio/content_bytes"].(float64)))
+			p, err = pager.DecodeText([]byte(text))
+			if n := res.Meta["folio/content_bytes"]; err == nil && n != float64(len(p.Content)) {
+				t.Fatalf("_meta says %v content bytes; the page holds %d", n, len(p.Content))
+			}
 		}
 		if err != nil || !strings.HasPrefix(p.Content, hit.Text+"\n") || counter.Count(text) > 300 {
 			t.Fatalf("%s page at line %d: %v %.200q", format, hit.Line, err, text)

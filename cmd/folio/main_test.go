@@ -150,6 +150,41 @@ func TestReadPagesReconstruct(t *testing.T) {
 	}
 }
 
+// TestReadTextPages pages a file with --format text, following the cursor
+// in each footer: every page fits, and the contents give back the file.
+func TestReadTextPages(t *testing.T) {
+	dir := t.TempDir()
+	text := "\ufeffno final newline\r\n" + strings.Repeat("中文🙂 \"quoted\" \\ path\n", 300) + "end"
+	path := write(t, dir, "f.md", text)
+	c, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	args := []string{"read", "--format", "text", "--max-tokens", "400", path}
+	for pages := 1; ; pages++ {
+		r := folio(t, "", args...)
+		block := strings.TrimSuffix(r.stdout, "\n")
+		p, err := pager.DecodeText([]byte(block))
+		if r.code != 0 || err != nil || c.Count(block) > 400 {
+			t.Fatalf("page %d: exit %d, %v, %d tokens: %s", pages, r.code, err, c.Count(block), r.stderr)
+		}
+		got.WriteString(p.Content)
+		if !p.HasMore {
+			break
+		}
+		args = []string{"read", "--format", "text", "--max-tokens", "400", "--cursor", *p.NextCursor, path}
+	}
+	if got.String() != text {
+		t.Fatal("the text pages do not give back the file")
+	}
+	// --line starts the first page at a line; --all goes on from there.
+	r := folio(t, "", "read", "--format", "text", "--max-tokens", "400", "--line", "301", "--all", path)
+	if !strings.HasPrefix(r.stdout, "中文🙂 \"quoted\" \\ path\nend\n[folio] uri=") || strings.Count(r.stdout, "[folio] uri=") != 1 {
+		t.Fatalf("--line 301: exit %d %q", r.code, r.stdout)
+	}
+}
+
 func TestReadAllMatchesCursors(t *testing.T) {
 	dir := t.TempDir()
 	path := write(t, dir, "f.md", strings.Repeat("Some *Markdown* text, with `code` and more.\n", 400))
