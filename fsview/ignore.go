@@ -28,6 +28,32 @@ func (r ignoreRules) ignores(rel string, isDir bool) bool {
 	return len(r) > 0 && gitignore.NewMatcher(r).Match(split(rel), isDir)
 }
 
+// Ignored reports whether walks skip the absolute path abs (a directory
+// when isDir) because an ignore file excludes it or a directory above it.
+// A path outside every root, or one whose directories cannot be opened, is
+// not ignored.
+func (v *FS) Ignored(abs string, isDir bool) bool {
+	r, rel, ok := v.rootOf(abs)
+	if v.opt.NoIgnore || !ok {
+		return false
+	}
+	parts := split(rel)
+	var rules ignoreRules
+	for i := range parts {
+		dirRel := path.Join(parts[:i]...)
+		dir, err := r.open(dirRel, dirFlags)
+		if err != nil {
+			return false
+		}
+		rules = v.dirRules(dir, dirRel, rules)
+		unix.Close(dir)
+		if rules.ignores(path.Join(parts[:i+1]...), i < len(parts)-1 || isDir) {
+			return true
+		}
+	}
+	return false
+}
+
 // rulesAbove gathers the rules that apply inside the directory d from the
 // directories above it in its root, d's own excluded.
 func (v *FS) rulesAbove(d File) ignoreRules {

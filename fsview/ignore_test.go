@@ -143,6 +143,17 @@ func TestIgnoreFilesAgreeWithGit(t *testing.T) {
 	if slices.Sort(sub); !slices.Equal(sub, wantSub) {
 		t.Fatalf("walk of sub: %v, want %v", sub, wantSub)
 	}
+	// Ignored says of each path what the listing shows.
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, p := range names {
+		info, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Ignored(filepath.Join(real, p), info.IsDir()); got == slices.Contains(want, p) {
+			t.Errorf("Ignored(%s) = %v, against git", p, got)
+		}
+	}
 	// A file ignored is still read by its name.
 	if _, err := v.Regular("x.log"); err != nil {
 		t.Fatalf("reading an ignored file by name: %v", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,7 @@ func TestResources(t *testing.T) {
 // every client hears of a file that appears.
 func TestSubscriptions(t *testing.T) {
 	e := newEnv(t)
+	e.write(t, ".gitignore", "*.tmp\n")
 	uri := e.write(t, "docs/watched.md", "v1\n")
 	other := e.write(t, "docs/other.md", "other\n")
 	tok := e.addToken(t, "alice", "docs/**")
@@ -143,11 +145,22 @@ func TestSubscriptions(t *testing.T) {
 				}
 				break
 			}
+			// An ignored file that appears changes no list; the listed
+			// file written after it does.
+			e.write(t, fmt.Sprintf("docs/scratch-%s.tmp", tc.name), "ignored\n")
 			e.write(t, fmt.Sprintf("docs/new-%s.md", tc.name), "new\n")
-			select {
-			case <-listChanged:
-			case <-deadline:
-				t.Fatal("no resources/list_changed after a file appeared")
+			for heard := false; !heard; {
+				select {
+				case <-listChanged:
+				case <-deadline:
+					t.Fatal("no resources/list_changed after a file appeared")
+				}
+				for _, name := range s.listChange.Load().own {
+					if strings.HasSuffix(name, ".tmp") {
+						t.Fatalf("list_changed for an ignored file: %v", s.listChange.Load().own)
+					}
+					heard = heard || strings.HasSuffix(name, "new-"+tc.name+".md")
+				}
 			}
 			cancel()
 			if err := <-watching; err != nil {

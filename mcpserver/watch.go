@@ -49,12 +49,16 @@ func (s *Server) Watch(ctx context.Context) error {
 			if ev.Op == fsnotify.Chmod {
 				continue
 			}
-			if ev.Has(fsnotify.Create) {
-				if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
-					s.watchTree(ctx, w, ev.Name)
-				}
+			// What the ignore files exclude is not listed: its coming and
+			// going change no list, and a new ignored directory is not
+			// watched. A subscriber to an ignored file still hears of it.
+			info, err := os.Lstat(ev.Name)
+			isDir := err == nil && info.IsDir()
+			listed := !s.cfg.FS.Ignored(ev.Name, isDir)
+			if ev.Has(fsnotify.Create) && isDir && listed {
+				s.watchTree(ctx, w, ev.Name)
 			}
-			if (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && len(came) < maxListChange {
+			if (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && listed && len(came) < maxListChange {
 				came = append(came, ev.Name)
 			}
 			updated[fsview.URI(ev.Name)] = true
