@@ -144,11 +144,16 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	}
 	pos := lineStart(b, start)
 	var ends []int // where each line of Text ends, when capped
-	tokens := 0
+	// Tokens are counted only once the text could pass the cap: a token
+	// is at least one byte.
+	counting := false
+	tokens, footerBytes := 0, 0
 	if req.MaxTokens > 0 {
 		// Room for the longest footer this answer can have.
 		worst := Lines{URI: l.URI, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit}
-		tokens = r.counter.Count("\n" + worst.Footer())
+		footer := "\n" + worst.Footer()
+		footerBytes = len(footer)
+		tokens = r.counter.Count(footer)
 	}
 	for i := 0; i < n; i++ {
 		if i%256 == 255 && ctx.Err() != nil {
@@ -167,17 +172,23 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 			}
 		}
 		if req.MaxTokens > 0 {
-			tokens += r.counter.Count(string(line))
-			if tokens > req.MaxTokens {
-				l.Capped = true
-				break
+			if !counting && len(l.Text)+len(line)+footerBytes > req.MaxTokens {
+				counting = true
+				tokens += r.counter.Count(string(l.Text))
+			}
+			if counting {
+				tokens += r.counter.Count(string(line))
+				if tokens > req.MaxTokens {
+					l.Capped = true
+					break
+				}
 			}
 			ends = append(ends, len(l.Text)+len(line))
 		}
 		l.Text = append(l.Text, line...)
 		l.Count++
 	}
-	if req.MaxTokens > 0 {
+	if counting {
 		r.capLines(l, ends, req.MaxTokens)
 	}
 	return l, nil
