@@ -132,7 +132,7 @@ func TestArguments(t *testing.T) {
 			if r.isError || int(n) > len(r.text) || r.text[:int(n)] != tc.lines {
 				t.Fatalf("got %q (error %v, content_bytes %v), want lines %q", r.text, r.isError, r.meta[MetaContentBytes], tc.lines)
 			}
-			if got := strings.TrimPrefix(r.text[int(n):], "\n"); got != tc.tail {
+			if got, ok := strings.CutPrefix(r.text[int(n):], "\n"); !ok || got != tc.tail {
 				t.Fatalf("footer %q, want %q", got, tc.tail)
 			}
 			if r.meta[MetaNextOffset] != float64(tc.next) || r.meta[MetaTotalLines] != float64(4) || r.meta[MetaVersion] != lVersion {
@@ -142,7 +142,7 @@ func TestArguments(t *testing.T) {
 	}
 	r := call(t, cs, "read", map[string]any{"uris": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1})
 	mURI := strings.TrimSuffix(lURI, "l.txt") + "m.txt"
-	want := "=== " + lURI + " ===\nzero\r\n" + footer(1, 1, more(2, 1)) + "\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== " + mURI + " ===\nonly\n[folio] " + mURI + ": lines 1-1 of 1, version " + hashOf(t, filepath.Join(e.fs.Roots()[0], "m.txt")) + "; end of file\n"
+	want := "=== " + lURI + " ===\nzero\r\n\n" + footer(1, 1, more(2, 1)) + "\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== " + mURI + " ===\nonly\n\n[folio] " + mURI + ": lines 1-1 of 1, version " + hashOf(t, filepath.Join(e.fs.Roots()[0], "m.txt")) + "; end of file\n"
 	if r.isError || r.text != want {
 		t.Fatalf("uris: got %q\nwant %q", r.text, want)
 	}

@@ -251,15 +251,10 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 // uris read needs: its header, its footer and a few lines.
 const minLineTokens = 200
 
-// joinFooter is the lines of l and their footer line.
+// joinFooter is the lines of l, a newline, and their footer line, as a
+// text page ends: what comes before the last "\n[folio] " is the lines.
 func joinFooter(l *reader.Lines) string {
-	var b strings.Builder
-	b.Write(l.Text)
-	if len(l.Text) > 0 && l.Text[len(l.Text)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	b.WriteString(l.Footer())
-	return b.String()
+	return string(l.Text) + "\n" + l.Footer()
 }
 
 // readPage answers a read in page mode.

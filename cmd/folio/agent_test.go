@@ -45,7 +45,11 @@ func readLines(t *testing.T, cs *mcp.ClientSession, args map[string]any) lineAns
 	if !ok || int(n) > len(text) {
 		t.Fatalf("read %v: _meta %v", args, res.Meta)
 	}
-	return lineAnswer{text[:int(n)], strings.TrimPrefix(text[int(n):], "\n"), res.Meta}
+	footer, ok := strings.CutPrefix(text[int(n):], "\n")
+	if !ok {
+		t.Fatalf("read %v: no newline before the footer: %.300q", args, text)
+	}
+	return lineAnswer{text[:int(n)], footer, res.Meta}
 }
 
 // TestAgentHabits reads the way an agent does, through the real binary and

@@ -154,7 +154,7 @@ func TestServeStdio(t *testing.T) {
 	if got := pageThrough(t, 600, "docs/a.md", cs); got != text {
 		t.Fatal("stdio pages do not give back the file")
 	}
-	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 2, "limit": 1}); isErr || !strings.HasPrefix(got, "中文🙂 \"quoted\" \\ path\r\n[folio] ") {
+	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 2, "limit": 1}); isErr || !strings.HasPrefix(got, "中文🙂 \"quoted\" \\ path\r\n\n[folio] ") {
 		t.Fatalf("line mode: %q", got)
 	}
 	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 600, "limit": 1}); !isErr || !strings.Contains(got, "invalid_argument") {
