@@ -34,41 +34,46 @@ func (r ignoreRules) ignores(rel string, isDir bool) bool {
 // not ignored.
 func (v *FS) Ignored(abs string, isDir bool) bool {
 	r, rel, ok := v.rootOf(abs)
-	if v.opt.NoIgnore || !ok {
+	parts := split(rel)
+	if v.opt.NoIgnore || !ok || len(parts) == 0 {
 		return false
 	}
-	parts := split(rel)
-	var rules ignoreRules
-	for i := range parts {
-		dirRel := path.Join(parts[:i]...)
-		dir, err := r.open(dirRel, dirFlags)
-		if err != nil {
-			return false
-		}
-		rules = v.dirRules(dir, dirRel, rules)
-		unix.Close(dir)
-		if rules.ignores(path.Join(parts[:i+1]...), i < len(parts)-1 || isDir) {
-			return true
-		}
-	}
-	return false
+	ignored := false
+	v.descend(r, parts[:len(parts)-1], func(i int, rules ignoreRules) bool {
+		ignored = rules.ignores(path.Join(parts[:i+1]...), i < len(parts)-1 || isDir)
+		return ignored
+	})
+	return ignored
 }
 
 // rulesAbove gathers the rules that apply inside the directory d from the
 // directories above it in its root, d's own excluded.
 func (v *FS) rulesAbove(d File) ignoreRules {
-	if v.opt.NoIgnore {
+	parts := split(d.resolved)
+	if v.opt.NoIgnore || len(parts) == 0 {
 		return nil
 	}
+	return v.descend(d.root, parts[:len(parts)-1], nil)
+}
+
+// descend gathers the rules of the directories from the root of r down to
+// the directory parts, that one included, and returns them. After each
+// directory i (parts[:i]) it calls stop, when not nil, which ends the
+// descent by returning true. A directory that cannot be opened ends it
+// too.
+func (v *FS) descend(r *root, parts []string, stop func(i int, rules ignoreRules) bool) ignoreRules {
 	var rules ignoreRules
-	parts := split(d.resolved)
-	for i := range parts {
-		dir, err := d.root.open(path.Join(parts[:i]...), dirFlags)
+	for i := 0; i <= len(parts); i++ {
+		rel := path.Join(parts[:i]...)
+		dir, err := r.open(rel, dirFlags)
 		if err != nil {
 			return rules
 		}
-		rules = v.dirRules(dir, path.Join(parts[:i]...), rules)
+		rules = v.dirRules(dir, rel, rules)
 		unix.Close(dir)
+		if stop != nil && stop(i, rules) {
+			return rules
+		}
 	}
 	return rules
 }

@@ -200,8 +200,11 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 			return err
 		}
 		d, err := p.Decode()
-		if err != nil || !d.HasMore || !c.Bool("all") {
-			return err
+		if err != nil {
+			return fail(c, true, fmt.Errorf("%w: %v", remote.ErrNotAPage, err))
+		}
+		if !d.HasMore || !c.Bool("all") {
+			return nil
 		}
 		args.Cursor = *d.NextCursor
 	}
