@@ -140,7 +140,8 @@ func TestIgnoreFilesAgreeWithGit(t *testing.T) {
 			wantSub = append(wantSub, p)
 		}
 	}
-	if slices.Sort(sub); !slices.Equal(sub, wantSub) {
+	slices.Sort(sub)
+	if !slices.Equal(sub, wantSub) {
 		t.Fatalf("walk of sub: %v, want %v", sub, wantSub)
 	}
 	// Ignored says of each path what the listing shows.
