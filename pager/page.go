@@ -469,15 +469,20 @@ func (f *fitter) appendContent(b, content []byte) []byte {
 
 // appendTail appends what follows the content of a page that ends at end.
 func (f *fitter) appendTail(b []byte, end int) []byte {
-	last := end == len(f.w) && f.req.EOF
 	cursor := ""
-	if !last {
+	if !(end == len(f.w) && f.req.EOF) {
 		cursor = f.req.Cursor(end)
 	}
-	if f.req.Format == Text {
+	return f.appendTailWith(b, cursor)
+}
+
+// appendTailWith appends what follows the content of a page whose
+// next_cursor is cursor, empty for the file's last page.
+func (f *fitter) appendTailWith(b []byte, cursor string) []byte {
+	switch {
+	case f.req.Format == Text:
 		return appendFooter(b, f.req.URI, f.req.Version, cursor)
-	}
-	if last {
+	case cursor == "":
 		return appendFinalTail(b, f.req.Version)
 	}
 	return appendMoreTail(b, f.req.Version, cursor)
@@ -527,7 +532,7 @@ func (f *fitter) serialize(end int) Page {
 		p.HasMore = true
 		p.NextCursor = f.req.Cursor(end)
 	}
-	p.JSON = f.appendTail(b, end)
+	p.JSON = f.appendTailWith(b, p.NextCursor)
 	return p
 }
 
