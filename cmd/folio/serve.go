@@ -72,8 +72,8 @@ func serveAction(c *cli.Context) error {
 	if _, err := pager.ParseFormat(c.String("page-format")); err != nil {
 		return fail(c, false, usageError(c, "--page-format: "+err.Error()))
 	}
-	if c.Int("line-max-tokens") < 1 {
-		return fail(c, false, usageError(c, "--line-max-tokens must be 1 or more"))
+	if n := c.Int("line-max-tokens"); n < 1 || n > reader.MaxTokensLimit {
+		return fail(c, false, usageError(c, fmt.Sprintf("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)))
 	}
 	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
 	if err := serve(c, log); err != nil {

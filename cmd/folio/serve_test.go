@@ -313,7 +313,8 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
 		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
 		{[]string{"--root", dir, "--page-format", "yaml"}, "unknown page format"},
-		{[]string{"--root", dir, "--line-max-tokens", "0"}, "--line-max-tokens must be 1 or more"},
+		{[]string{"--root", dir, "--line-max-tokens", "0"}, "--line-max-tokens must be between 1 and"},
+		{[]string{"--root", dir, "--line-max-tokens", "99999999999"}, "--line-max-tokens must be between 1 and"},
 	} {
 		r := folio(t, "", append([]string{"serve"}, tc.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
