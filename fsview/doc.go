@@ -4,7 +4,8 @@
 // absolute path inside a root, a file:// URI) into one canonical file://
 // URI, refuses anything that would leave its roots (.., absolute paths
 // outside, symlinks that lead out), applies the visibility policy (deny
-// globs, a size cap, text detection) and takes one consistent Snapshot of a
+// globs, a size cap, text detection, and for walks the ignore files) and
+// takes one consistent Snapshot of a
 // file: the BLAKE3 version of all its bytes and a window of the same bytes,
 // from one read. It knows nothing of MCP, tokens or cursors.
 package fsview
