@@ -144,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
-		Logger:   slog.New(sdkLog{cfg.Logger.Handler()}),
+		Logger:   cfg.Logger,
 		PageSize: resourcePageSize,
 	}
 	if !cfg.Stateless {
@@ -163,9 +163,24 @@ func New(cfg Config) (*Server, error) {
 }
 
 // RunStdio serves one client over stdin and stdout until it leaves or ctx
-// ends. The caller is reader.LocalSubject.
+// ends; an ended ctx is a normal stop, not an error. The caller is
+// reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		s.log.Info("server stopped")
+		return nil
+	}
 }
 
 // Connect serves one client over t, as RunStdio does over stdio.
@@ -348,20 +363,3 @@ func tokenInfo(ctx context.Context, extra *mcp.RequestExtra) *auth.TokenInfo {
 	}
 	return auth.TokenInfoFromContext(ctx)
 }
-
-// sdkLog is the handler the SDK logs through: a run whose context ended,
-// as a signal ends it, is a normal stop, logged at INFO rather than ERROR.
-type sdkLog struct{ slog.Handler }
-
-func (h sdkLog) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level == slog.LevelError && r.Message == "server run cancelled" {
-		if !h.Enabled(ctx, slog.LevelInfo) {
-			return nil
-		}
-		r = slog.NewRecord(r.Time, slog.LevelInfo, "server stopped", r.PC)
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h sdkLog) WithAttrs(attrs []slog.Attr) slog.Handler { return sdkLog{h.Handler.WithAttrs(attrs)} }
-func (h sdkLog) WithGroup(name string) slog.Handler       { return sdkLog{h.Handler.WithGroup(name)} }

@@ -169,11 +169,7 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	defer func() { stop(); <-watching }()
 	log.Info("serving", "roots", fs.Roots(), "tokenizer", counter.Name(), "transport", map[bool]string{true: "http", false: "stdio"}[addr != ""])
 	if addr == "" {
-		err := srv.RunStdio(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
+		return srv.RunStdio(ctx)
 	}
 	return serveHTTP(ctx, log, addr, srv.Handler(), srv.CloseSessions)
 }
