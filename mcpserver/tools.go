@@ -194,22 +194,18 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if paged {
 		return s.readPage(ctx, c, a)
 	}
-	lr := reader.LineRequest{MaxLineChars: reader.MaxLineChars, Limit: reader.DefaultLines, MaxTokens: s.cfg.LineMaxTokens}
+	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens}
 	if a.Offset != nil {
 		lr.Offset = *a.Offset
 	}
 	if a.Limit != nil {
-		lr.Limit = min(*a.Limit, reader.DefaultLines)
+		lr.Limit = *a.Limit
 	}
 	if a.URI != "" {
 		lr.Name = a.URI
 		l, err := c.reader.ReadLines(ctx, lr)
 		if err != nil {
 			return s.toolError(err)
-		}
-		l.Limit = 0 // the default limit is not repeated in the call that goes on
-		if a.Limit != nil {
-			l.Limit = *a.Limit
 		}
 		if len(l.Text) > s.cfg.MaxAnswerBytes {
 			return errorResult(overBound(a.URI, len(l.Text), 0, s.cfg.MaxAnswerBytes)), nil

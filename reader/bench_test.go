@@ -60,7 +60,7 @@ func BenchmarkLines(b *testing.B) {
 	}{{"start", 1}, {"middle", n / 2}, {"tail", -100}} {
 		b.Run(at.name, func(b *testing.B) {
 			for b.Loop() {
-				_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "app.log", Offset: at.offset, Limit: DefaultLines, MaxLineChars: MaxLineChars, MaxTokens: DefaultLineMaxTokens})
+				_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "app.log", Offset: at.offset, MaxLines: DefaultLines, MaxLineChars: MaxLineChars, MaxTokens: DefaultLineMaxTokens})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,18 +3,19 @@ package reader
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Bounds of a line read as an agent makes it.
 const (
-	// DefaultLines is how many lines a read without limit gives.
+	// DefaultLines bounds the lines of one answer to an agent, with or
+	// without limit.
 	DefaultLines = 2000
 	// MaxLineChars is where a longer line is cut.
 	MaxLineChars = 2000
@@ -29,9 +30,12 @@ type LineRequest struct {
 	// Offset is the first line, from 1 (0 is the same as 1); a negative
 	// offset counts from the end: -100 is the last 100 lines.
 	Offset int
-	// Limit is how many lines to give at most; 0 gives all that the
-	// other bounds let through.
+	// Limit is how many lines the caller asked for, repeated in the call
+	// that goes on; 0 asks for all that the other bounds let through.
 	Limit int
+	// MaxLines bounds the lines of one answer whatever Limit says; 0 is
+	// no bound.
+	MaxLines int
 	// MaxLineChars cuts longer lines, with a marker; 0 never cuts.
 	MaxLineChars int
 	// MaxTokens caps the tokens of the lines and their footer; 0 is no
@@ -103,10 +107,8 @@ func (l *Lines) Footer() string {
 	return b.String()
 }
 
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// quote is s as a JSON string, escaped as pages are.
+func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // ReadLines reads lines of a file, bounded as req says: the file's own
 // bytes, but for cut lines.
@@ -141,6 +143,9 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	n := l.Total - start
 	if req.Limit > 0 {
 		n = min(n, req.Limit)
+	}
+	if req.MaxLines > 0 {
+		n = min(n, req.MaxLines)
 	}
 	pos := lineStart(b, start)
 	var ends []int // where each line of Text ends, when capped

@@ -159,16 +159,41 @@ const ContentBytesKey = "folio/content_bytes"
 // _meta gives its content's length, else a JSON page.
 func PageOf(text []byte, meta mcp.Meta) (Page, error) {
 	p := Page{Page: pager.Page{JSON: text}}
-	v, ok := meta[ContentBytesKey]
-	if !ok {
+	if _, ok := meta[ContentBytesKey]; !ok {
 		return p, nil
 	}
+	n, err := contentBytes(text, meta)
+	if err != nil {
+		return p, fmt.Errorf("%w: %v", ErrNotAPage, err)
+	}
+	p.Format, p.End = pager.Text, n
+	return p, nil
+}
+
+// contentBytes is the length of the content that an answer's _meta gives,
+// checked against the answer's text.
+func contentBytes(text []byte, meta mcp.Meta) (int, error) {
+	v := meta[ContentBytesKey]
 	n, ok := v.(float64)
 	if !ok || n < 0 || n > float64(len(text)) || n != float64(int(n)) {
-		return p, fmt.Errorf("%w: %s is %v", ErrNotAPage, ContentBytesKey, v)
+		return 0, fmt.Errorf("%s is %v", ContentBytesKey, v)
 	}
-	p.Format, p.End = pager.Text, int(n)
-	return p, nil
+	return int(n), nil
+}
+
+// Lines reads lines through the read tool (args as the tool takes them,
+// in line mode): the lines, and the footer line that the server put after
+// them.
+func (c *Client) Lines(ctx context.Context, args map[string]any) (lines []byte, footer string, err error) {
+	text, meta, err := c.CallMeta(ctx, "read", args)
+	if err != nil {
+		return nil, "", err
+	}
+	n, err := contentBytes(text, meta)
+	if err != nil {
+		return nil, "", fmt.Errorf("the server's line answer: %w", err)
+	}
+	return text[:n], strings.TrimPrefix(string(text[n:]), "\n"), nil
 }
 
 // Page reads one page of uri; format, when not empty, names the page

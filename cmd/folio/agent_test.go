@@ -37,7 +37,7 @@ type lineAnswer struct {
 func readLines(t *testing.T, cs *mcp.ClientSession, args map[string]any) lineAnswer {
 	t.Helper()
 	res := callTool(t, cs, "read", args)
-	text := res.Content[0].(*mcp.TextContent).Text
+	text := textOf(res)
 	if res.IsError {
 		t.Fatalf("read %v: %.300s", args, text)
 	}
@@ -104,7 +104,7 @@ func TestAgentHabits(t *testing.T) {
 	}
 	// Past the end.
 	res := callTool(t, cs, "read", map[string]any{"uri": "app.log", "offset": total + 1})
-	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
+	if text := textOf(res); !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
 		t.Fatalf("past the end: %.300s", text)
 	}
 
@@ -118,7 +118,7 @@ func TestAgentHabits(t *testing.T) {
 		} `json:"matches"`
 	}
 	res = callTool(t, cs, "grep", map[string]any{"pattern": "request=12345 ", "path": "app.log"})
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &g); err != nil || len(g.Matches) != 1 {
+	if err := json.Unmarshal([]byte(textOf(res)), &g); err != nil || len(g.Matches) != 1 {
 		t.Fatalf("grep: %v %+v", err, g)
 	}
 	hit := g.Matches[0]
@@ -128,7 +128,7 @@ func TestAgentHabits(t *testing.T) {
 	}
 	for _, format := range []string{"json", "text"} {
 		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
-		text := res.Content[0].(*mcp.TextContent).Text
+		text := textOf(res)
 		var p pager.Decoded
 		if format == "json" {
 			p, err = pager.Decode([]byte(text))
@@ -144,17 +144,17 @@ func TestAgentHabits(t *testing.T) {
 		// The cursor goes on after the page.
 		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
 		if res.IsError {
-			t.Fatalf("continuing from a line page: %s", res.Content[0].(*mcp.TextContent).Text)
+			t.Fatalf("continuing from a line page: %s", textOf(res))
 		}
 	}
 
 	// Globs relative to the directory listed or searched.
 	res = callTool(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"path":"net/http/server.go"`) {
+	if text := textOf(res); !strings.Contains(text, `"path":"net/http/server.go"`) {
 		t.Fatalf("list glob relative to uri: %s", text)
 	}
 	res = callTool(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
-	if text := res.Content[0].(*mcp.TextContent).Text; strings.Count(text, `"line":`) != 2 {
+	if text := textOf(res); strings.Count(text, `"line":`) != 2 {
 		t.Fatalf("grep glob relative to path: %s", text)
 	}
 
@@ -164,7 +164,7 @@ func TestAgentHabits(t *testing.T) {
 		Entries []struct{ Path, Type string } `json:"entries"`
 		Note    string                        `json:"note"`
 	}
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &l); err != nil || len(l.Entries) != 2 ||
+	if err := json.Unmarshal([]byte(textOf(res)), &l); err != nil || len(l.Entries) != 2 ||
 		l.Entries[0].Path != mustEval(t, dir) || l.Entries[1].Path != mustEval(t, other) || l.Entries[1].Type != "dir" || l.Note == "" {
 		t.Fatalf("two roots: %v %+v", err, l)
 	}
@@ -194,11 +194,11 @@ func TestServeIgnoreFiles(t *testing.T) {
 		want  int
 	}{{nil, 1}, {[]string{"--no-ignore"}, 3}} {
 		cs := serveStdio(t, []string{dir}, tc.flags...)
-		text := callTool(t, cs, "list", map[string]any{"recursive": true}).Content[0].(*mcp.TextContent).Text
+		text := textOf(callTool(t, cs, "list", map[string]any{"recursive": true}))
 		if got := strings.Count(text, `"type":"file"`) - 1; got != tc.want { // .gitignore itself is listed
 			t.Errorf("%v: list shows %d files: %s", tc.flags, got, text)
 		}
-		text = callTool(t, cs, "grep", map[string]any{"pattern": "needle"}).Content[0].(*mcp.TextContent).Text
+		text = textOf(callTool(t, cs, "grep", map[string]any{"pattern": "needle"}))
 		if got := strings.Count(text, `"line":`); got != tc.want {
 			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
 		}

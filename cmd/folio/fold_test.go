@@ -32,6 +32,9 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return res
 }
 
+// textOf is the text of a tool result's first content block.
+func textOf(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
+
 // foldedHandle returns the handle of a folded answer, failing when res did
 // not fold.
 func foldedHandle(t *testing.T, res *mcp.CallToolResult) string {

@@ -175,19 +175,15 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 		if args.Limit != nil {
 			call["limit"] = *args.Limit
 		}
-		text, meta, err := cl.CallMeta(c.Context, "read", call)
+		lines, footer, err := cl.Lines(c.Context, call)
 		if err != nil {
 			return fail(c, false, err)
 		}
 		// The lines to stdout, the footer that follows them to stderr.
-		n, ok := meta[remote.ContentBytesKey].(float64)
-		if !ok || n < 0 || int(n) > len(text) {
-			return fail(c, false, fmt.Errorf("the server's line answer has no valid %s", remote.ContentBytesKey))
-		}
-		if _, err := out.Write(text[:int(n)]); err != nil {
+		if _, err := out.Write(lines); err != nil {
 			return err
 		}
-		fmt.Fprintln(c.App.ErrWriter, strings.TrimPrefix(string(text[int(n):]), "\n"))
+		fmt.Fprintln(c.App.ErrWriter, footer)
 		return nil
 	}
 	if args.Line != nil && args.Cursor == "" {
