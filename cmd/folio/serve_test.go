@@ -206,6 +206,13 @@ func TestServeHTTP(t *testing.T) {
 	if second := decodePage(t, r.stdout); !strings.HasPrefix(text[len(first.Content):], second.Content) {
 		t.Fatal("the second page does not follow the first")
 	}
+	// Text pages through the server, from a line: the block decodes alone
+	// and starts at that line.
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--format", "text", "--line", "3", fsview.URI(path))
+	third := strings.SplitAfterN(text, "\n", 3)[2]
+	if tp, err := pager.DecodeText([]byte(strings.TrimSuffix(r.stdout, "\n"))); err != nil || !tp.HasMore || !strings.HasPrefix(third, tp.Content) || tp.Content == "" {
+		t.Fatalf("read --server --format text --line 3: exit %d, %v: %.200q", r.code, err, r.stdout)
+	}
 	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--offset", "1", "--limit", "2", "docs/b.md")
 	if r.code != 0 || r.stdout != "short\n" || !strings.HasPrefix(r.stderr, "[folio] file://") || !strings.Contains(r.stderr, "lines 1-1 of 1") {
 		t.Fatalf("line mode: %d %q %q", r.code, r.stdout, r.stderr)
