@@ -96,9 +96,18 @@ func pointer(segs []string) string {
 	for _, s := range segs {
 		b.WriteByte('/')
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
+		if b.Len() > 2*pointerShown {
+			break
+		}
+	}
+	if r := []rune(b.String()); len(r) > pointerShown {
+		return string(r[:pointerShown]) + "…"
 	}
 	return b.String()
 }
+
+// pointerShown is the most characters of a place a message shows.
+const pointerShown = 200
 
 // keyList names an object's first keys, for a message.
 func keyList(keys []string) string {

@@ -2,6 +2,7 @@ package fold
 
 import (
 	"bytes"
+	"context"
 	"reflect"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func FuzzParsePath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		find(data, segs)
+		find(context.Background(), data, segs)
 		var b strings.Builder
 		for _, s := range segs {
 			b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
@@ -104,7 +105,7 @@ func FuzzFind(f *testing.F) {
 			return
 		}
 		want, ok := walk(v, segs)
-		raw, err := find(data, segs)
+		raw, err := find(context.Background(), data, segs)
 		if ok != (err == nil) {
 			t.Fatalf("walk found %v, find: %v", ok, err)
 		}

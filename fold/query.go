@@ -57,7 +57,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if err != nil {
 		return Answer{}, err
 	}
-	raw, err := find(data, segs)
+	raw, err := find(ctx, data, segs)
 	if err != nil {
 		return Answer{}, toolerr.New(toolerr.CodePathNotFound, "%v; read the shape, or query a shorter path", err)
 	}

@@ -2,6 +2,7 @@ package fold
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 )
@@ -104,43 +105,106 @@ func trim(d []byte) []byte {
 
 // find follows segs from the one JSON value in d and returns the bytes of
 // the value they name. A segment names a key of an object or, in decimal,
-// an index of a list.
-func find(d []byte, segs []string) ([]byte, error) {
-	d = trim(d)
-	for i, s := range segs {
-		at := pointer(segs[:i])
-		switch d[0] {
-		case '{':
-			members, err := elements(d)
-			if err != nil {
-				return nil, err
-			}
-			j := 0
-			for j < len(members) && members[j].key != s {
-				j++
-			}
-			if j == len(members) {
-				return nil, fmt.Errorf("the object at %s has no key %q; its keys: %s", at, s, keyList(spanKeys(members)))
-			}
-			d = d[members[j].start:members[j].end]
-		case '[':
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 || strconv.Itoa(n) != s {
-				return nil, fmt.Errorf("the value at %s is a list: %q is not an index", at, s)
-			}
-			items, err := elements(d)
-			if err != nil {
-				return nil, err
-			}
-			if n >= len(items) {
-				return nil, fmt.Errorf("index %d is past the end of the list at %s (length %d)", n, at, len(items))
-			}
-			d = d[items[n].start:items[n].end]
-		default:
-			return nil, fmt.Errorf("the value at %s is a %s: it has nothing named %q", at, rawTypeName(d), s)
-		}
+// an index of a list. It reads d once, front to back (an object's later
+// members too: the last of a repeated key wins), so its cost is linear in
+// d however deep segs go; it stops when ctx ends.
+func find(ctx context.Context, d []byte, segs []string) ([]byte, error) {
+	f := finder{ctx: ctx, segs: segs, p: parser{data: trim(d), check: true, trusted: true}}
+	return f.match(0)
+}
+
+// finder is one find: p reads the answer, segs is the path.
+type finder struct {
+	ctx  context.Context
+	segs []string
+	p    parser
+}
+
+// match reads the value at p.pos, which segs[:level] lead to, and returns
+// the bytes that segs[level:] name in it. Whatever it returns, p.pos is
+// then past the value, so that the caller reads on from there.
+func (f *finder) match(level int) ([]byte, error) {
+	p := &f.p
+	start := p.pos
+	if level == len(f.segs) {
+		p.skip()
+		return p.data[start:p.pos], nil
 	}
-	return d, nil
+	if err := f.ctx.Err(); err != nil {
+		return nil, err
+	}
+	seg := f.segs[level]
+	var found []byte
+	var err error
+	matched := false
+	switch p.data[p.pos] {
+	case '{':
+		_, serr := p.each(level, '}', func() error {
+			raw, kerr := p.memberKey()
+			if kerr != nil {
+				return kerr
+			}
+			if key, kerr := (&parser{data: raw}).string(); kerr == nil && key == seg {
+				matched = true
+				found, err = f.match(level + 1)
+				return nil
+			}
+			p.skip()
+			return nil
+		})
+		if serr != nil {
+			return nil, serr
+		}
+		if !matched {
+			members, _ := elements(p.data[start:p.pos])
+			return nil, f.fail(level, "the object at %s has no key %q; its keys: %s", seg, keyList(spanKeys(members)))
+		}
+		return found, err
+	case '[':
+		n, aerr := strconv.Atoi(seg)
+		if aerr != nil || n < 0 || strconv.Itoa(n) != seg {
+			p.skip()
+			return nil, f.fail(level, "the value at %s is a list: %q is not an index", seg)
+		}
+		i := 0
+		length, serr := p.each(level, ']', func() error {
+			if i == n {
+				matched = true
+				found, err = f.match(level + 1)
+			} else {
+				p.skip()
+			}
+			i++
+			return nil
+		})
+		if serr != nil {
+			return nil, serr
+		}
+		if !matched {
+			return nil, f.fail(level, "index %[2]d is past the end of the list at %[1]s (length %[3]d)", n, length)
+		}
+		return found, err
+	}
+	p.skip()
+	return nil, f.fail(level, "the value at %s is a %s: it has nothing named %q", rawTypeName(p.data[start:]), seg)
+}
+
+// fail is the error of a path that stops at segs[:level]; format's first
+// verb is that place. The message is written only when read: a path may
+// fail many times on the way (in the values of repeated keys), and the
+// place is as long as the path.
+func (f *finder) fail(level int, format string, args ...any) error {
+	return &findError{segs: f.segs[:level], format: format, args: args}
+}
+
+type findError struct {
+	segs   []string
+	format string
+	args   []any
+}
+
+func (e *findError) Error() string {
+	return fmt.Sprintf(e.format, append([]any{pointer(e.segs)}, e.args...)...)
 }
 
 func rawTypeName(d []byte) string {

@@ -4,29 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/folio-mcp/folio/schema"
 )
 
 // Admits checks that a tool's output schema accepts the folded answer
 // folded (its JSON), so that a client validating structuredContent against
-// the schema takes it. An empty schema admits everything.
-func Admits(schema json.RawMessage, folded []byte) error {
-	if len(schema) == 0 {
+// the schema takes it. An empty schema admits everything; one folio cannot
+// judge (see package schema) admits nothing, since the client might judge
+// it and refuse.
+func Admits(outputSchema json.RawMessage, folded []byte) error {
+	if len(outputSchema) == 0 {
 		return nil
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return fmt.Errorf("fold: the output schema does not parse: %w", err)
-	}
-	resolved, err := s.Resolve(nil)
+	c, err := schema.Compile(outputSchema)
 	if err != nil {
-		return fmt.Errorf("fold: the output schema does not resolve: %w", err)
+		return fmt.Errorf("fold: the output schema: %w", err)
 	}
-	var instance any
-	if err := json.Unmarshal(folded, &instance); err != nil {
-		return err
-	}
-	if err := resolved.Validate(instance); err != nil {
+	if err := c.Validate(folded); err != nil {
 		return fmt.Errorf("fold: the output schema does not admit the folded answer: %w", err)
 	}
 	return nil

@@ -5,15 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -29,6 +30,9 @@ const uriSuffix = "_uri"
 // file:// URIs of files the caller may read (their text). Other values of
 // X_uri go on untouched. A reference that cannot be resolved stops the
 // call before the tool runs: reference_not_found, with the missing URIs.
+// What one call's references read, and what they put in its arguments,
+// are each bounded by MaxAnswerBytes (too_large past either, naming the
+// argument and the references that did not fit).
 func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
@@ -43,24 +47,31 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return nil, err
 		}
+		refs := s.callReferences(call, c)
 		changed := false
 		var missing []string
-		for key, raw := range args {
+		for _, key := range slices.Sorted(maps.Keys(args)) {
 			name, isRef := strings.CutSuffix(key, uriSuffix)
 			if !isRef || name == "" {
 				continue
 			}
-			uris, many := references(raw)
+			uris, many := references(args[key])
 			if uris == nil {
 				continue
 			}
 			values := make([]json.RawMessage, len(uris))
 			for i, uri := range uris {
-				v, err := s.resolve(ctx, call, c, uri)
-				if err != nil {
-					if !isNotFound(err) {
-						return s.toolError(err)
+				v, err := refs.resolve(ctx, uri)
+				switch {
+				case errors.Is(err, errReferencesTooLarge) || errors.Is(err, fold.ErrReadLimit):
+					which := fmt.Sprintf("its reference %d", i+1)
+					if many {
+						which = fmt.Sprintf("its references %d to %d (of %d)", i+1, len(uris), len(uris))
 					}
+					return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: %s do not fit: %v; pass fewer references, or smaller parts of an answer (a JSON pointer fragment); the tool was not called", key, which, err)), nil
+				case err != nil && !isNotFound(err):
+					return s.toolError(err)
+				case err != nil:
 					missing = append(missing, uri)
 				}
 				values[i] = v
@@ -112,28 +123,77 @@ func isReference(s string) bool {
 	return fold.IsReference(s) || len(s) >= 7 && strings.EqualFold(s[:7], "file://")
 }
 
-// resolve is the JSON value a reference names, for the caller.
-func (s *Server) resolve(ctx context.Context, call *mcp.CallToolRequest, c *caller, uri string) (json.RawMessage, error) {
-	if fold.IsReference(uri) {
-		owner, ok := s.owner(call.Session, c)
-		if s.cfg.Fold == nil || !ok {
-			return nil, toolerr.New(toolerr.CodeHandleNotFound, "no folded answers here")
-		}
-		return s.cfg.Fold.Resolve(ctx, owner, uri)
+// errReferencesTooLarge: the values of a call's references come to more
+// than its arguments may hold.
+var errReferencesTooLarge = errors.New("the values referred to come to more than one call's arguments may hold")
+
+// callReferences resolves the references of one call, for its caller:
+// each folded answer is read and decrypted once, and each file read
+// once, however often they are named; what they read, and what they
+// substitute, each come to at most MaxAnswerBytes.
+type callReferences struct {
+	s      *Server
+	c      *caller
+	folded *fold.References // nil without an owner or a Folder
+	files  map[string]json.RawMessage
+	// read counts the bytes of the files read; folded counts its own.
+	read, substituted int
+}
+
+func (s *Server) callReferences(call *mcp.CallToolRequest, c *caller) *callReferences {
+	r := &callReferences{s: s, c: c, files: map[string]json.RawMessage{}}
+	if owner, ok := s.owner(call.Session, c); ok && s.cfg.Fold != nil {
+		r.folded = s.cfg.Fold.References(owner, s.cfg.MaxAnswerBytes)
 	}
-	f, err := c.fs.Regular(uri)
+	return r
+}
+
+// resolve is the JSON value a reference names, for the caller.
+func (r *callReferences) resolve(ctx context.Context, uri string) (json.RawMessage, error) {
+	v, err := r.value(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
-	if f.Size() > int64(s.cfg.MaxAnswerBytes) {
-		return nil, toolerr.New(toolerr.CodeTooLarge, "%s is %d bytes, over the %d a reference may carry", f.URI, f.Size(), s.cfg.MaxAnswerBytes)
+	if r.substituted+len(v) > r.s.cfg.MaxAnswerBytes {
+		return nil, fmt.Errorf("%w: %d bytes, and the bound is %d (--max-answer-bytes)", errReferencesTooLarge, r.substituted+len(v), r.s.cfg.MaxAnswerBytes)
 	}
-	snap, err := c.fs.Snapshot(ctx, f, 0, -1)
+	r.substituted += len(v)
+	return v, nil
+}
+
+func (r *callReferences) value(ctx context.Context, uri string) (json.RawMessage, error) {
+	if fold.IsReference(uri) {
+		if r.folded == nil {
+			return nil, toolerr.New(toolerr.CodeHandleNotFound, "no folded answers here")
+		}
+		return r.folded.Resolve(ctx, uri)
+	}
+	if v, ok := r.files[uri]; ok {
+		return v, nil
+	}
+	f, err := r.c.fs.Regular(uri)
+	if err != nil {
+		return nil, err
+	}
+	bound := r.s.cfg.MaxAnswerBytes
+	if f.Size() > int64(bound) {
+		return nil, toolerr.New(toolerr.CodeTooLarge, "%s is %d bytes, over the %d a reference may carry", f.URI, f.Size(), bound)
+	}
+	if r.read+int(f.Size()) > bound {
+		return nil, fmt.Errorf("%w: %s is %d bytes, past the %d the references of one call may read", fold.ErrReadLimit, f.URI, f.Size(), bound)
+	}
+	snap, err := r.c.fs.Snapshot(ctx, f, 0, -1)
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Release()
-	return json.Marshal(string(snap.Window))
+	v, err := json.Marshal(string(snap.Window))
+	if err != nil {
+		return nil, err
+	}
+	r.read += len(snap.Window)
+	r.files[uri] = v
+	return v, nil
 }
 
 // isNotFound reports whether err means the referenced value does not
@@ -230,31 +290,39 @@ func typeOf(p map[string]any) string {
 
 // checkArgs checks the arguments of a call (after substitution) against
 // the upstream's own input schema: invalid_argument, naming the field,
-// when they do not fit.
+// when they do not fit. A schema folio cannot judge within its bounds
+// (see package schema) is passed over, and logged once: the upstream
+// judges.
 func (s *Server) checkArgs(def *mcp.Tool, args json.RawMessage) error {
 	v, ok := s.schemas.Load(def)
 	if !ok {
 		raw, err := json.Marshal(def.InputSchema)
+		var c *schema.Checker
+		if err == nil {
+			c, err = schema.Compile(raw)
+		}
 		if err != nil {
-			return nil
+			s.log.Warn("arguments of this tool are not checked: the upstream judges them", "tool", def.Name, "err", err)
 		}
-		var schema jsonschema.Schema
-		if json.Unmarshal(raw, &schema) != nil {
-			return nil
-		}
-		resolved, err := schema.Resolve(nil)
-		if err != nil {
-			return nil // not ours to judge: the upstream will
-		}
-		v, _ = s.schemas.LoadOrStore(def, resolved)
+		v, _ = s.schemas.LoadOrStore(def, c)
 	}
-	var instance any = map[string]any{}
+	c := v.(*schema.Checker)
+	if c == nil {
+		return nil
+	}
+	instance := []byte("{}")
 	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && string(trimmed) != "null" {
-		if err := json.Unmarshal(args, &instance); err != nil {
-			return toolerr.New(toolerr.CodeInvalidArgument, "the arguments are not JSON: %v", err)
+		if !json.Valid(trimmed) {
+			return toolerr.New(toolerr.CodeInvalidArgument, "the arguments are not JSON; the tool was not called")
 		}
+		instance = trimmed
 	}
-	if err := v.(*jsonschema.Resolved).Validate(instance); err != nil {
+	err := c.Validate(instance)
+	if errors.Is(err, schema.ErrCannotJudge) {
+		s.log.Debug("arguments not checked: the upstream judges them", "tool", def.Name, "err", err)
+		return nil
+	}
+	if err != nil {
 		return toolerr.New(toolerr.CodeInvalidArgument, "the arguments do not fit %s's input schema: %v; the tool was not called", def.Name, err)
 	}
 	return nil
