@@ -41,7 +41,8 @@ type Options struct {
 	// ripgrep do. A file is read by its name either way.
 	NoIgnore bool
 	// ReadMemory bounds the bytes of the windows that snapshots hold at
-	// once (DefaultReadMemory when 0). A window larger than the bound waits
+	// once, and of what callers Hold besides: the answers being written
+	// (DefaultReadMemory when 0). A window larger than the bound waits
 	// until it can hold the whole bound.
 	ReadMemory int64
 }

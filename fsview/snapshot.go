@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
@@ -52,6 +53,19 @@ func (s *Snapshot) Release() {
 		s.held()
 		s.held = nil
 	}
+}
+
+// Hold takes n bytes of the read memory (see Options.ReadMemory) for
+// something made of what was read, an answer being written say, waiting
+// for room or for ctx to end; release gives them back (a second call does
+// nothing). An n over the whole read memory takes all of it.
+func (v *FS) Hold(ctx context.Context, n int64) (release func(), err error) {
+	room := min(max(n, 0), v.shared.memorySize)
+	if err := v.shared.gate.Acquire(ctx, room); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { v.shared.gate.Release(room) }) }, nil
 }
 
 // EOF reports whether the window runs to the end of the file.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,10 +27,54 @@ const (
 // replaced.
 const requestKeyHeader = "Folio-Request-Key"
 
+// AnswerWriteTimeout is how long a client has to take an answer that
+// holds read memory (see holdAnswers) once it is ready.
+const AnswerWriteTimeout = time.Minute
+
+// inflight is an HTTP request as the SDK handles it: its context, its
+// connection's controls, and the read memory its answers hold until they
+// are written.
+type inflight struct {
+	ctx context.Context
+	rc  *http.ResponseController
+
+	mu       sync.Mutex
+	releases []func()
+}
+
+// hold keeps release until the request's answer has been written, and
+// gives the client AnswerWriteTimeout to take it; false when the request
+// is over already.
+func (f *inflight) hold(release func()) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.releases == nil {
+		return false
+	}
+	f.releases = append(f.releases, release)
+	f.rc.SetWriteDeadline(time.Now().Add(AnswerWriteTimeout))
+	return true
+}
+
+// end gives back what the request's answers held, and lifts the write
+// deadline off the connection (the next request on it has its own).
+func (f *inflight) end() {
+	f.mu.Lock()
+	held := f.releases
+	f.releases = nil
+	f.mu.Unlock()
+	for _, release := range held {
+		release()
+	}
+	if len(held) > 0 {
+		f.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
 // guardHTTP reads a POST's body within the body timeout (a client that
-// trickles it is cut off) and keeps the request's context while the SDK
-// handles it, so that followClient can end the work when the client hangs
-// up.
+// trickles it is cut off) and keeps the request while the SDK handles it,
+// so that followClient can end the work when the client hangs up, and the
+// read memory its answers hold is given back once they are written.
 func (s *Server) guardHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -50,7 +96,9 @@ func (s *Server) guardHTTP(next http.Handler) http.Handler {
 		}
 		key := rand.Text()
 		r.Header.Set(requestKeyHeader, key)
-		s.requests.Store(key, r.Context())
+		f := &inflight{ctx: r.Context(), rc: http.NewResponseController(w), releases: []func(){}}
+		s.requests.Store(key, f)
+		defer f.end()
 		defer s.requests.Delete(key)
 		next.ServeHTTP(w, r)
 	})
@@ -77,9 +125,84 @@ func (s *Server) followClient(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		defer context.AfterFunc(v.(context.Context), cancel)()
+		defer context.AfterFunc(v.(*inflight).ctx, cancel)()
 		return next(ctx, method, req)
 	}
+}
+
+// holdAnswers counts each answer of a tool call or resource read against
+// the read memory (see fsview.FS.Hold), one budget with the file windows
+// that reads hold: an answer waits for room once it is made, and holds it
+// until it is written (over HTTP, until its POST is answered, with
+// AnswerWriteTimeout for the client to take it; over stdio, whose one
+// client takes its answers in turn, until it is handed to the SDK). So
+// slow clients together hold at most the read memory, however many and
+// however large their answers.
+func (s *Server) holdAnswers(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		n := answerSize(res)
+		if err != nil || n < minHeldAnswer {
+			return res, err
+		}
+		release, err := s.cfg.FS.Hold(ctx, int64(n))
+		if err != nil {
+			return nil, err
+		}
+		var f *inflight
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			if v, ok := s.requests.Load(extra.Header.Get(requestKeyHeader)); ok {
+				f = v.(*inflight)
+			}
+		}
+		if f == nil || !f.hold(release) {
+			release()
+		}
+		return res, nil
+	}
+}
+
+// minHeldAnswer is the size under which an answer holds no read memory:
+// small answers cost less than counting them.
+const minHeldAnswer = 64 << 10
+
+// answerSize is about the bytes of a result's contents: their texts and
+// data, and its structured content when it is raw JSON.
+func answerSize(res mcp.Result) int {
+	n := 0
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r == nil {
+			return 0
+		}
+		for _, c := range r.Content {
+			switch c := c.(type) {
+			case *mcp.TextContent:
+				n += len(c.Text)
+			case *mcp.ImageContent:
+				n += len(c.Data)
+			case *mcp.AudioContent:
+				n += len(c.Data)
+			case *mcp.EmbeddedResource:
+				if c.Resource != nil {
+					n += len(c.Resource.Text) + len(c.Resource.Blob)
+				}
+			}
+		}
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+			n += len(raw)
+		}
+	case *mcp.ReadResourceResult:
+		if r == nil {
+			return 0
+		}
+		for _, c := range r.Contents {
+			if c != nil {
+				n += len(c.Text) + len(c.Blob)
+			}
+		}
+	}
+	return n
 }
 
 // longRunning reports whether followClient ends the work of method with

@@ -94,7 +94,7 @@ type Server struct {
 	connections map[*mcp.ServerSession]string
 	// catalogs holds the upstream tools each session was given.
 	catalogs map[*mcp.ServerSession]*upstream.Catalog
-	// requests holds the context of each HTTP request in flight, by the
+	// requests holds each HTTP request in flight (an *inflight), by the
 	// key guardHTTP gave it.
 	requests sync.Map
 	sessions sessions
@@ -154,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.toolAccess, s.substitute, s.upstreamTools)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.holdAnswers, s.toolAccess, s.substitute, s.upstreamTools)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.tellDrift)
 	}

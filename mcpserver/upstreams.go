@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -72,18 +73,15 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		// Of the call's _meta only the progress token goes on (the
 		// gateway swaps it for one of its own): the rest, the protocol
-		// version say, is this connection's, not the upstream's.
-		params := &mcp.CallToolParams{Name: tool.Name, Arguments: call.Params.Arguments}
-		if token := call.Params.GetProgressToken(); token != nil {
-			params.SetProgressToken(token)
-		}
+		// version say, is this connection's, not the upstream's. The
+		// token is a string or a number, and comes back as it came.
 		ss, _ := call.GetSession().(*mcp.ServerSession)
 		onProgress := func(p *mcp.ProgressNotificationParams) {
 			if ss != nil {
 				ss.NotifyProgress(ctx, p)
 			}
 		}
-		res, err := s.cfg.Gateway.Call(ctx, tool, params, onProgress)
+		res, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, call.Params.GetProgressToken(), onProgress)
 		switch {
 		case errors.Is(err, upstream.ErrConnect):
 			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil
@@ -93,8 +91,22 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		case err != nil:
 			return nil, err
 		}
+		if n := answerBytes(res); n > s.cfg.MaxAnswerBytes {
+			// Never kept, never passed on: the bound holds for upstream
+			// answers as for folio's own.
+			return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
+		}
 		return s.foldUpstream(ctx, call, c, tool.Def, res), nil
 	}
+}
+
+// answerBytes is the size of an upstream's answer as JSON.
+func answerBytes(res *mcp.CallToolResult) int {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // sessionCatalog is the catalog of upstream tools the session was given

@@ -58,7 +58,8 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 // {"type":"http","url","headers"} ("sse" for the older HTTP transport). ${VAR} in args, env, url and headers is
 // replaced by the variable's value from lookup (os.LookupEnv in folio); an
 // unset variable is an error. Other members of an entry (other clients'
-// settings) are ignored. The servers come back sorted by name.
+// settings) are ignored. The servers come back sorted by name; two whose
+// names make ambiguous prefixes are refused (see CheckNames).
 func Parse(data []byte, lookup func(string) (string, bool)) ([]Server, error) {
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
@@ -78,6 +79,9 @@ func Parse(data []byte, lookup func(string) (string, bool)) ([]Server, error) {
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	if err := CheckNames(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -3,9 +3,11 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +42,14 @@ func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSess
 	return cs, nil
 }
 
-// headers sends an upstream's configured headers with every request.
+// MaxMessageBytes bounds one message from an upstream, as go-sdk bounds
+// a line of stdio and an event of a stream: a JSON answer over HTTP is cut
+// there too (its read fails).
+const MaxMessageBytes = mcp.DefaultMaxEventSize
+
+// headers sends an upstream's configured headers with every request, and
+// bounds the body of each answer that is not an event stream to
+// MaxMessageBytes.
 type headers struct {
 	h    map[string]string
 	base http.RoundTripper
@@ -53,7 +62,35 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return h.base.RoundTrip(r)
+	resp, err := h.base.RoundTrip(r)
+	if err == nil && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
+	}
+	return resp, err
+}
+
+// boundedBody fails a read past its bound.
+type boundedBody struct {
+	io.ReadCloser
+	left int
+}
+
+// errMessageTooLarge: an upstream sent a message over MaxMessageBytes.
+var errMessageTooLarge = fmt.Errorf("an upstream's answer is over %d bytes", MaxMessageBytes)
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errMessageTooLarge
+	}
+	if len(p) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= n
+	if b.left < 0 {
+		return n, errMessageTooLarge
+	}
+	return n, err
 }
 
 // Discover connects to s, lists its tools (every page) and disconnects,

@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,36 +40,90 @@ func (c *Catalog) Lookup(name string) (Tool, bool) {
 	return t, ok
 }
 
-// newCatalog offers the tools of each entry, upstreams in name order. An
-// upstream whose tools cannot all be named is left out, with the error.
-func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, []error) {
+// Bounds on what folio offers of one upstream.
+const (
+	// MaxTools is the most tools of one upstream offered; the rest are
+	// left out.
+	MaxTools = 1000
+	// MaxToolBytes bounds one tool's definition, as JSON.
+	MaxToolBytes = 256 << 10
+)
+
+// newCatalog offers the tools of each entry, upstreams in name order. A
+// tool that cannot be offered (see checkTool and ToolNames) is left out,
+// and each such problem is among the errors of its upstream's name: one
+// upstream's tools never keep another's from being offered.
+func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[string][]error) {
 	c := &Catalog{byName: map[string]Tool{}}
-	var errs []error
+	problems := map[string][]error{}
 	for _, s := range servers {
 		e, ok := entries[s.Name]
 		if !ok {
 			continue
 		}
-		own := make([]string, len(e.Tools))
+		var errs []error
+		var own []string
+		defs := map[string]*mcp.Tool{}
 		for i, t := range e.Tools {
-			own[i] = t.Name
+			if i == MaxTools {
+				errs = append(errs, fmt.Errorf("server %q advertises %d tools: the %d after the first %d are not offered", s.Name, len(e.Tools), len(e.Tools)-MaxTools, MaxTools))
+				break
+			}
+			if err := checkTool(t); err != nil {
+				errs = append(errs, fmt.Errorf("server %q: %w: it is not offered", s.Name, err))
+				continue
+			}
+			own = append(own, t.Name)
+			defs[t.Name] = t
 		}
-		names, err := ToolNames(s.Name, own)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+		names, nameErrs := ToolNames(s.Name, own)
+		errs = append(errs, nameErrs...)
 		for offered, original := range names {
-			i := slices.IndexFunc(e.Tools, func(t *mcp.Tool) bool { return t.Name == original })
-			def := *e.Tools[i]
+			def := *defs[original]
 			def.Name = offered
 			t := Tool{Name: offered, Upstream: s.Name, Original: original, Def: &def}
 			c.Tools = append(c.Tools, t)
 			c.byName[offered] = t
 		}
+		if len(errs) > 0 {
+			problems[s.Name] = errs
+		}
 	}
 	slices.SortFunc(c.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	return c, errs
+	return c, problems
+}
+
+// checkTool says what keeps folio from offering an upstream's tool: a
+// definition over MaxToolBytes, or an input schema (or output schema,
+// when there is one) that is not a JSON object of type "object", as MCP
+// requires and clients check.
+func checkTool(t *mcp.Tool) error {
+	if t == nil {
+		return errors.New("a tool is null")
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("tool %s: %v", quote(t.Name), err)
+	}
+	if len(b) > MaxToolBytes {
+		return fmt.Errorf("tool %s is defined in %d bytes, over %d", quote(t.Name), len(b), MaxToolBytes)
+	}
+	for _, sc := range []struct {
+		what   string
+		schema any
+	}{{"input schema", t.InputSchema}, {"output schema", t.OutputSchema}} {
+		if sc.schema == nil && sc.what == "output schema" {
+			continue
+		}
+		raw, _ := json.Marshal(sc.schema)
+		var head struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.Type != "object" {
+			return fmt.Errorf("tool %s: its %s is not a JSON schema of type \"object\"", quote(t.Name), sc.what)
+		}
+	}
+	return nil
 }
 
 // Gateway is folio's hold on its upstreams: the catalog of their tools,
@@ -86,8 +141,12 @@ type Gateway struct {
 	catalog  *Catalog
 	watchers []func(*Catalog)
 
-	progress sync.Map // the token a call was forwarded with → its onProgress
-	calls    atomic.Int64
+	// cacheMu lets one writer at a time wait for the cache file's lock,
+	// so that waiting holds no thread.
+	cacheMu sync.Mutex
+	// progress routes the progress of the calls in flight, by the token
+	// each was forwarded with (see Call).
+	progress sync.Map
 }
 
 // Options shape a Gateway.
@@ -101,6 +160,10 @@ type Options struct {
 	Logger  *slog.Logger
 }
 
+// RefreshInterval is the least time between two discoveries of one
+// upstream that its tools/list_changed notifications ask for.
+const RefreshInterval = time.Second
+
 // Start holds servers. An upstream with a fresh entry in the cache is
 // offered at once, before any process or connection exists; the others
 // are discovered now, all at once, each within the timeout, and one that
@@ -109,21 +172,27 @@ type Options struct {
 // the cached ones), and the catalog follows what they advertise (see
 // Watch). The cache is rewritten for the next start after each round; its
 // entries of unconfigured upstreams are dropped. ctx ends the gateway's
-// background work; Close ends its connections. Cached tools whose names
-// cannot be made valid, or collide, are an error naming them; found later,
-// they leave their upstream out, logged.
+// background work; Close ends its connections. Servers whose names are
+// ambiguous prefixes (see CheckNames) are an error; nothing an upstream
+// advertises, now or in the cache, is: a tool that cannot be offered is
+// left out, logged.
 func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error) {
+	if err := CheckNames(servers); err != nil {
+		return nil, err
+	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{log: opt.Logger, opt: opt, servers: servers, links: map[string]*link{}, ready: make(chan struct{}), entries: map[string]Entry{}}
 	for _, s := range servers {
-		g.links[s.Name] = &link{server: s, client: mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
+		l := &link{server: s}
+		l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
 			ProgressNotificationHandler: g.forwardProgress,
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				go g.rediscover(ctx, []Server{s})
+				g.refresh(ctx, l)
 			},
-		})}
+		})
+		g.links[s.Name] = l
 	}
 	cache, err := ReadCache(opt.CachePath)
 	if err != nil {
@@ -137,15 +206,54 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 			missing = append(missing, s)
 		}
 	}
-	if _, errs := newCatalog(servers, g.entries); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	_, problems := newCatalog(servers, g.entries)
+	g.logProblems(problems, servers)
 	go func() {
 		g.rediscover(ctx, missing)
 		close(g.ready)
 		g.rediscover(ctx, servers)
 	}()
 	return g, nil
+}
+
+// logProblems logs what keeps the tools of servers from being offered.
+func (g *Gateway) logProblems(problems map[string][]error, servers []Server) {
+	for _, s := range servers {
+		for _, err := range problems[s.Name] {
+			g.log.Warn("upstream tool left out", "upstream", s.Name, "err", err)
+		}
+	}
+}
+
+// refresh discovers the upstream of l again, as its tools/list_changed
+// asks: however often it is asked, at most one discovery of the upstream
+// runs and one waits, and they start at least RefreshInterval apart.
+func (g *Gateway) refresh(ctx context.Context, l *link) {
+	l.refreshMu.Lock()
+	defer l.refreshMu.Unlock()
+	if l.refreshing {
+		l.again = true
+		return
+	}
+	l.refreshing = true
+	go func() {
+		for {
+			started := time.Now()
+			g.rediscover(ctx, []Server{l.server})
+			l.refreshMu.Lock()
+			if !l.again || ctx.Err() != nil {
+				l.refreshing, l.again = false, false
+				l.refreshMu.Unlock()
+				return
+			}
+			l.again = false
+			l.refreshMu.Unlock()
+			select {
+			case <-time.After(time.Until(started.Add(RefreshInterval))):
+			case <-ctx.Done():
+			}
+		}
+	}()
 }
 
 // rediscover discovers servers, all at once, through their links; takes
@@ -160,6 +268,7 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server) {
 	}
 	wg.Wait()
 	g.mu.Lock()
+	var discovered []Server
 	for i, s := range servers {
 		if errs[i] != nil {
 			if _, had := g.entries[s.Name]; !had {
@@ -170,20 +279,21 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server) {
 			continue
 		}
 		g.entries[s.Name] = found[i]
+		discovered = append(discovered, s)
 	}
-	catalog, nameErrs := newCatalog(g.servers, g.entries)
+	catalog, problems := newCatalog(g.servers, g.entries)
 	changed := g.catalog == nil || !catalog.same(g.catalog)
 	g.catalog = catalog
 	watchers := slices.Clone(g.watchers)
 	g.mu.Unlock()
-	for _, err := range nameErrs {
-		g.log.Error("upstream left out", "err", err)
-	}
+	g.logProblems(problems, discovered)
 	if changed {
 		for _, w := range watchers {
 			w(catalog)
 		}
 	}
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
 	err := UpdateCache(g.opt.CachePath, func(c *Cache) {
 		for i, s := range servers {
 			if errs[i] == nil {
@@ -233,11 +343,13 @@ func (g *Gateway) Catalog(ctx context.Context) (*Catalog, error) {
 // ErrConnect is the error of a call whose upstream could not be reached.
 var ErrConnect = errors.New("upstream unreachable")
 
-// Call calls tool on its upstream with params (its name replaced by the
-// upstream's own), connecting on first use. Cancelling ctx cancels the
-// call upstream; the upstream's progress notifications for params'
-// progress token come back through onProgress, under that token.
-func (g *Gateway) Call(ctx context.Context, tool Tool, params *mcp.CallToolParams, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+// Call calls tool on its upstream with args, connecting on first use.
+// Cancelling ctx cancels the call upstream. When token is a progress
+// token (a string or a number, as the caller sent it), the upstream is
+// given one of folio's own, random, and the progress it notifies under
+// that token, on this call's connection while the call runs, comes back
+// through onProgress under token.
+func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, token any, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	l := g.links[tool.Upstream]
 	if l == nil {
 		return nil, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
@@ -246,18 +358,16 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, params *mcp.CallToolParam
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
-	p := *params
-	p.Name = tool.Original
-	p.Meta = nil
-	if token := params.GetProgressToken(); token != nil && onProgress != nil {
-		// The upstream sees a token of folio's own, unique among all the
-		// calls in flight, which its notifications are routed back by.
-		mine := fmt.Sprintf("folio-%d", g.calls.Add(1))
-		g.progress.Store(mine, progressRoute{token, onProgress})
+	p := &mcp.CallToolParams{Name: tool.Original, Arguments: args}
+	if isProgressToken(token) && onProgress != nil {
+		raw := make([]byte, 16)
+		rand.Read(raw)
+		mine := "folio-" + base64.RawURLEncoding.EncodeToString(raw)
+		g.progress.Store(mine, &progressRoute{from: cs, token: token, send: onProgress})
 		defer g.progress.Delete(mine)
 		p.SetProgressToken(mine)
 	}
-	res, err := cs.CallTool(ctx, &p)
+	res, err := cs.CallTool(ctx, p)
 	if err != nil && ctx.Err() == nil {
 		if rpc := (*jsonrpc.Error)(nil); !errors.As(err, &rpc) {
 			// Not the upstream's answer: the connection failed. The
@@ -269,22 +379,70 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, params *mcp.CallToolParam
 	return res, err
 }
 
-// progressRoute is where an upstream's progress for a forwarded call goes.
-type progressRoute struct {
-	token any
-	send  func(*mcp.ProgressNotificationParams)
+// isProgressToken reports whether t is a progress token as MCP has them:
+// a string or a number (as JSON decodes it, or as Go has it).
+func isProgressToken(t any) bool {
+	switch t.(type) {
+	case string, float64, json.Number, int, int32, int64:
+		return true
+	}
+	return false
 }
 
+// progressRoute is where an upstream's progress for a forwarded call goes:
+// only what comes from the connection the call went out on counts.
+type progressRoute struct {
+	from  *mcp.ClientSession
+	token any
+	send  func(*mcp.ProgressNotificationParams)
+
+	mu       sync.Mutex
+	last     time.Time // when a notification was last passed on
+	finished bool      // the one that says the work is done was
+}
+
+// Bounds on the progress passed back to a caller.
+const (
+	// progressInterval is the least time between two progress
+	// notifications of one call passed on (but the first that says the
+	// work is done).
+	progressInterval = 20 * time.Millisecond
+	// progressMessageLen bounds a progress message passed on.
+	progressMessageLen = 1000
+)
+
 // forwardProgress passes an upstream's progress notification back to the
-// call it is about, under the caller's own token.
+// call it is about, under the caller's own token: only for a call in
+// flight, from the upstream that call went to; no more often than
+// progressInterval; its message cut to progressMessageLen.
 func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	v, ok := g.progress.Load(fmt.Sprint(req.Params.ProgressToken))
+	token, ok := req.Params.ProgressToken.(string)
 	if !ok {
 		return
 	}
-	r := v.(progressRoute)
+	v, ok := g.progress.Load(token)
+	if !ok {
+		return
+	}
+	r := v.(*progressRoute)
+	if req.Session != r.from {
+		return
+	}
 	p := *req.Params
+	r.mu.Lock()
+	now := time.Now()
+	done := p.Total > 0 && p.Progress >= p.Total && !r.finished
+	if !done && now.Sub(r.last) < progressInterval {
+		r.mu.Unlock()
+		return
+	}
+	r.last, r.finished = now, r.finished || done
+	r.mu.Unlock()
 	p.ProgressToken = r.token
+	p.Meta = nil
+	if m := []rune(p.Message); len(m) > progressMessageLen {
+		p.Message = string(m[:progressMessageLen]) + "…"
+	}
 	r.send(&p)
 }
 
@@ -299,6 +457,11 @@ func (g *Gateway) Close() {
 type link struct {
 	server Server
 	client *mcp.Client
+
+	// refreshMu guards refreshing (a discovery asked for by the upstream
+	// runs) and again (another is asked for after it).
+	refreshMu         sync.Mutex
+	refreshing, again bool
 
 	mu     sync.Mutex // held while connecting: one connection, however many calls
 	cs     *mcp.ClientSession

@@ -2,10 +2,13 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,23 +107,75 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestToolNames(t *testing.T) {
-	names, err := ToolNames("gh", []string{"create_issue", "search/code", "ünïcode", "a.b-c"})
-	if err != nil {
-		t.Fatal(err)
+	names, errs := ToolNames("gh", []string{"create_issue", "search/code", "ünïcode", "a.b-c"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	for offered, own := range map[string]string{"gh__create_issue": "create_issue", "gh__search_code": "search/code", "gh___n_code": "ünïcode", "gh__a.b-c": "a.b-c"} {
 		if names[offered] != own {
 			t.Errorf("%s: %q, want %q (%v)", offered, names[offered], own, names)
 		}
 	}
-	if _, err := ToolNames("gh", []string{"a/b", "a b"}); err == nil || !strings.Contains(err.Error(), `"a/b" and "a b"`) {
-		t.Errorf("collision: %v", err)
+	// Tools whose names collide are all left out, and so is a name that
+	// cannot be made valid; the others stay.
+	names, errs = ToolNames("gh", []string{"a/b", "ok", "a b", strings.Repeat("x", 61), "a_b"})
+	if len(names) != 1 || names["gh__ok"] != "ok" || len(errs) != 2 ||
+		!strings.Contains(errs[0].Error(), "not a valid MCP tool name") || !strings.Contains(errs[1].Error(), `"a/b", "a b" and "a_b" would all be offered as "gh__a_b"`) {
+		t.Errorf("collisions: %v %v", names, errs)
 	}
 	for _, bad := range []string{"", strings.Repeat("x", 61)} {
 		if _, err := ToolName("gh", bad); err == nil {
 			t.Errorf("tool %q was named", bad)
 		}
 	}
+}
+
+// TestCheckNames: servers whose names would make the same tool names are
+// refused, naming both; others are not.
+func TestCheckNames(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"e", "e_"}, `servers "e" and "e_"`},
+		{[]string{"a__b", "a"}, `servers "a" and "a__b"`},
+		{[]string{"a", "a__"}, `servers "a" and "a__"`},
+		{[]string{"a", "a_b", "a.b", "b_", "ab", "A"}, ""},
+	} {
+		var servers []Server
+		file := map[string]any{}
+		for _, n := range tc.names {
+			servers = append(servers, Server{Name: n})
+			file[n] = map[string]any{"command": "x"}
+		}
+		err := CheckNames(servers)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%v: %v, want %q", tc.names, err, tc.want)
+		}
+		b, _ := json.Marshal(map[string]any{"mcpServers": file})
+		if _, perr := Parse(b, env(nil)); (perr == nil) != (err == nil) {
+			t.Errorf("%v: Parse says %v, CheckNames %v", tc.names, perr, err)
+		}
+	}
+}
+
+// FuzzToolNamesAreOneToOne: servers that CheckNames accepts never offer
+// two tools by one name, whatever the tools are called.
+func FuzzToolNamesAreOneToOne(f *testing.F) {
+	f.Add("e", "e_", "_x", "x")
+	f.Add("a", "a__b", "b__x", "x")
+	f.Add("gh", "git", "a/b", "a_b")
+	f.Fuzz(func(t *testing.T, s1, s2, t1, t2 string) {
+		servers := []Server{{Name: s1}, {Name: s2}}
+		if s1 == s2 || !serverName.MatchString(s1) || !serverName.MatchString(s2) || CheckNames(servers) != nil {
+			return
+		}
+		n1, err1 := ToolName(s1, t1)
+		n2, err2 := ToolName(s2, t2)
+		if err1 == nil && err2 == nil && n1 == n2 {
+			t.Fatalf("%s's %q and %s's %q are both offered as %s", s1, t1, s2, t2, n1)
+		}
+	})
 }
 
 func TestCache(t *testing.T) {
@@ -202,16 +257,54 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
-// TestStartRefusesCollisions: cached tools whose offered names collide
-// are a start-up error naming both.
-func TestStartRefusesCollisions(t *testing.T) {
+// TestStartLeavesOutBadTools: nothing in the cache keeps folio from
+// starting. Tools whose names collide or cannot be made valid, whose
+// schemas are not objects, or that are null, are left out, each logged;
+// the upstream's other tools and the other upstreams are offered.
+func TestStartLeavesOutBadTools(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
-	s := Server{Name: "gh", Transport: Stdio, Command: "x"}
+	gh, other := Server{Name: "gh", Transport: Stdio, Command: "no-such-server-x"}, Server{Name: "other", Transport: Stdio, Command: "no-such-server-y"}
+	object := json.RawMessage(`{"type":"object"}`)
 	UpdateCache(path, func(c *Cache) {
-		c.Upstreams["gh"] = Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{{Name: "a/b"}, {Name: "a b"}}}
+		c.Upstreams["gh"] = Entry{Fingerprint: gh.Fingerprint(), Tools: []*mcp.Tool{
+			{Name: "a/b", InputSchema: object}, {Name: "a b", InputSchema: object}, {Name: "ok", InputSchema: object},
+			{Name: strings.Repeat("n", 70), InputSchema: object}, {Name: "text", InputSchema: "a string"}, {Name: "untyped", InputSchema: json.RawMessage(`{}`)},
+			{Name: "out", InputSchema: object, OutputSchema: json.RawMessage(`[1]`)}, nil,
+		}}
+		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: []*mcp.Tool{{Name: "t", InputSchema: object}}}
 	})
-	_, err := Start(context.Background(), []Server{s}, Options{CachePath: path, Timeout: time.Second})
-	if err == nil || !strings.Contains(err.Error(), `"a/b" and "a b"`) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logged.Write(p) }), nil))
+	g, err := Start(context.Background(), []Server{gh, other}, Options{CachePath: path, Timeout: time.Second, Logger: log})
+	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+	defer g.Close()
+	c, err := g.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range c.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{"gh__ok", "other__t"}) {
+		t.Errorf("offered %v", names)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{`\"a/b\" and \"a b\" would all be offered`, "not a valid MCP tool name", `tool \"text\": its input schema`, `tool \"untyped\": its input schema`, `tool \"out\": its output schema`, "a tool is null"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the log does not say %s:\n%s", want, logged.String())
+		}
+	}
+	// Servers whose names are ambiguous prefixes are refused.
+	if _, err := Start(context.Background(), []Server{{Name: "e"}, {Name: "e_"}}, Options{CachePath: path}); err == nil {
+		t.Error("Start took e and e_")
+	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,5 +1,6 @@
-// Package upstreamtest builds and starts fakemcp, a real go-sdk MCP server,
-// for the tests of folio's upstreams.
+// Package upstreamtest builds and starts the upstream servers of folio's
+// gateway tests: fakemcp, a real go-sdk MCP server, and rawmcp, a hostile
+// one that speaks JSON-RPC by hand.
 package upstreamtest
 
 import (
@@ -13,40 +14,59 @@ import (
 	"testing"
 )
 
-var (
-	build    sync.Once
-	binary   string
-	buildErr error
-)
+// built holds the build of each test server, by name.
+var built sync.Map // name → *build
+
+type build struct {
+	once   sync.Once
+	binary string
+	err    error
+}
 
 // Binary builds fakemcp once per test process and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
-	build.Do(func() {
+	return program(t, "fakemcp")
+}
+
+// Raw builds rawmcp, the hostile server, once per test process and
+// returns its path.
+func Raw(t testing.TB) string {
+	t.Helper()
+	return program(t, "rawmcp")
+}
+
+// program builds the command of this directory's subdirectory name.
+func program(t testing.TB, name string) string {
+	t.Helper()
+	v, _ := built.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
 		_, here, _, _ := runtime.Caller(0)
-		dir, err := os.MkdirTemp("", "fakemcp")
+		dir, err := os.MkdirTemp("", name)
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binary = filepath.Join(dir, "fakemcp")
-		out, err := exec.Command("go", "build", "-o", binary, filepath.Join(filepath.Dir(here), "fakemcp")).CombinedOutput()
+		b.binary = filepath.Join(dir, name)
+		out, err := exec.Command("go", "build", "-o", b.binary, filepath.Join(filepath.Dir(here), name)).CombinedOutput()
 		if err != nil {
-			buildErr = &buildError{err, string(out)}
+			b.err = &buildError{name, err, string(out)}
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binary
+	return b.binary
 }
 
 type buildError struct {
-	err error
-	out string
+	name string
+	err  error
+	out  string
 }
 
-func (e *buildError) Error() string { return "building fakemcp: " + e.err.Error() + ": " + e.out }
+func (e *buildError) Error() string { return "building " + e.name + ": " + e.err.Error() + ": " + e.out }
 
 // HTTP starts fakemcp over Streamable HTTP on loopback with args and
 // returns its endpoint; it is killed when the test ends.

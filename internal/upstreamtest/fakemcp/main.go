@@ -34,6 +34,8 @@ func main() {
 	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text) and strict (an output schema a folded answer fails) too")
 	callLog := flag.String("calllog", "", "append each call's tool name to this file")
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
+	tokenFile := flag.String("tokenfile", "", "the progress tool writes the progress token it was given to this file")
+	progressGap := flag.Duration("progressgap", 50*time.Millisecond, "the time between the progress tool's notifications")
 	flag.Parse()
 	if *hang {
 		select {}
@@ -66,7 +68,7 @@ func main() {
 	}
 	setTools(s, nil, names)
 	if *callTools {
-		addCallTools(s, *cancelFile)
+		addCallTools(s, *cancelFile, *tokenFile, *progressGap)
 	}
 	if *dataTools {
 		addDataTools(s)
@@ -133,14 +135,18 @@ func follow(s *mcp.Server, path string, names []string) {
 	}
 }
 
-// addCallTools offers progress, which reports three steps under the
-// caller's token, 50 ms apart, and block, which waits for its call to be cancelled and
-// then writes cancelFile.
-func addCallTools(s *mcp.Server, cancelFile string) {
+// addCallTools offers progress, which writes the caller's token to
+// tokenFile (when given) and reports three steps under it, gap apart, and
+// block, which waits for its call to be cancelled and then writes
+// cancelFile.
+func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration) {
 	s.AddTool(&mcp.Tool{Name: "progress", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if tokenFile != "" {
+			os.WriteFile(tokenFile, []byte(fmt.Sprint(req.Params.GetProgressToken())), 0o644)
+		}
 		for i := range 3 {
 			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: 3})
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(gap)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 	})

@@ -1,0 +1,123 @@
+// Command rawmcp is a hostile MCP server over stdio for folio's gateway
+// tests: it speaks JSON-RPC by hand, so that it can send what no SDK
+// would. It offers the tools -tools gives (a JSON array, sent as it is),
+// and each call of any of them answers -answer bytes of text. -flood sends
+// that many tools/list_changed notifications once initialized; -lists
+// appends a line to a file at each tools/list; -spoof makes each call send
+// progress under the token another server wrote to a file, and under
+// guessed tokens, for as long as -spoof-for.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	tools := flag.String("tools", `[{"name":"echo","inputSchema":{"type":"object"}}]`, "the tools array of tools/list, as JSON")
+	answer := flag.Int("answer", 10, "bytes of text each call answers")
+	flood := flag.Int("flood", 0, "tools/list_changed notifications to send once initialized")
+	lists := flag.String("lists", "", "append a line to this file at each tools/list")
+	spoof := flag.String("spoof", "", "on each call, send progress under the token this file holds, and under guessed ones")
+	spoofFor := flag.Duration("spoof-for", time.Second, "how long a call spoofs progress")
+	flag.Parse()
+
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			log.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		out.Write(b)
+		out.WriteByte('\n')
+		out.Flush()
+	}
+	notify := func(method string, params any) {
+		send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	}
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(line, &msg) != nil {
+			continue
+		}
+		reply := func(result any) {
+			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
+		}
+		switch msg.Method {
+		case "initialize":
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			json.Unmarshal(msg.Params, &p)
+			reply(map[string]any{"protocolVersion": p.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
+				"serverInfo": map[string]any{"name": "rawmcp", "version": "1"}})
+		case "notifications/initialized":
+			go func() {
+				for range *flood {
+					notify("notifications/tools/list_changed", map[string]any{})
+				}
+			}()
+		case "tools/list":
+			if *lists != "" {
+				f, _ := os.OpenFile(*lists, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				fmt.Fprintln(f, "list")
+				f.Close()
+			}
+			reply(map[string]any{"tools": json.RawMessage(*tools)})
+		case "tools/call":
+			if *spoof != "" {
+				spoofProgress(notify, *spoof, msg.Params, *spoofFor)
+			}
+			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", *answer)}}})
+		case "ping":
+			reply(map[string]any{})
+		default:
+			if len(msg.ID) > 0 {
+				send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
+			}
+		}
+	}
+}
+
+// spoofProgress sends, for d, progress under the token the file at path
+// holds (another server's), under guessed tokens, and under the call's
+// own token (which is honest while the call runs).
+func spoofProgress(notify func(string, any), path string, params json.RawMessage, d time.Duration) {
+	var p struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		tokens := []any{"folio-1", "folio-2", "folio-3", 1, 2}
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			tokens = append(tokens, strings.TrimSpace(string(b)))
+		}
+		for _, tok := range tokens {
+			notify("notifications/progress", map[string]any{"progressToken": tok, "progress": 99, "total": 100, "message": "spoofed"})
+		}
+	}
+	if p.Meta.ProgressToken != nil {
+		notify("notifications/progress", map[string]any{"progressToken": p.Meta.ProgressToken, "progress": 1, "message": "own"})
+	}
+}
