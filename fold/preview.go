@@ -2,12 +2,31 @@ package fold
 
 import "errors"
 
+// previewDepth is how deep a preview shows a value: a list or an object
+// nested deeper comes out empty (the shape and result_query tell the
+// rest). It also keeps a preview's cost linear in the answer: each level
+// scans what it holds once.
+const previewDepth = 16
+
 // Preview returns the JSON value d (valid JSON) with each list cut to its
 // first items items and each string to its first chars characters. When
-// members > 0, each object also keeps only its first members members. It
+// members > 0, each object also keeps only its first members members.
+// Lists and objects nested deeper than previewDepth come out empty. It
 // reads no further into a list than the items it keeps.
 func Preview(d []byte, items, chars, members int) any {
+	return preview(d, items, chars, members, 1)
+}
+
+func preview(d []byte, items, chars, members, depth int) any {
 	d = trim(d)
+	if depth > previewDepth {
+		switch d[0] {
+		case '[':
+			return []any{}
+		case '{':
+			return &Object{Keys: []string{}, Values: []any{}}
+		}
+	}
 	switch d[0] {
 	case '"':
 		s, _ := (&parser{data: d}).string()
@@ -23,7 +42,7 @@ func Preview(d []byte, items, chars, members int) any {
 			if _, err := p.value(1); err != nil {
 				return err
 			}
-			out = append(out, Preview(d[start:p.pos], items, chars, members))
+			out = append(out, preview(d[start:p.pos], items, chars, members, depth+1))
 			return nil
 		})
 		return out
@@ -36,7 +55,7 @@ func Preview(d []byte, items, chars, members int) any {
 		out := &Object{Keys: make([]string, n), Values: make([]any, n)}
 		for i := range n {
 			out.Keys[i] = elems[i].key
-			out.Values[i] = Preview(d[elems[i].start:elems[i].end], items, chars, members)
+			out.Values[i] = preview(d[elems[i].start:elems[i].end], items, chars, members, depth+1)
 		}
 		return out
 	}

@@ -83,9 +83,10 @@ func TestPreviewCutsCharactersNotBytes(t *testing.T) {
 
 // FuzzShapeAndPreview: summarize accepts exactly what Parse accepts, and the
 // shape and the preview read from the bytes of a value are those of its
-// compact encoding, whatever its spacing or escapes (a repeated key, which
+// compact encoding (when it nests no deeper than a preview shows), whatever its spacing or escapes (a repeated key, which
 // the compact form drops, aside).
 func FuzzShapeAndPreview(f *testing.F) {
+	f.Add([]byte(strings.Repeat(`{"a":[`, 9)+`1`+strings.Repeat(`]}`, 9)), uint8(3), uint8(200))
 	for _, in := range []string{`{"a":[1,"x",{"b":null}],"c":{"d":"\u00e9"}}`, ` [ [ ] , { } , "\"]" ] `, `[true,false,1.5e3,"\ud83d\ude00"]`, `[1,]`, `{"a":1,"a":[2]}`} {
 		f.Add([]byte(in), uint8(3), uint8(5))
 	}
@@ -104,7 +105,7 @@ func FuzzShapeAndPreview(f *testing.F) {
 		if a, b := Marshal(Preview(data, items, chars, 0)), Marshal(Preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
 			t.Fatalf("preview of %q: %s, of its compact form %s", data, a, b)
 		}
-		if a := Marshal(Preview(data, 1<<30, 1<<30, 0)); !bytes.Equal(a, compact) {
+		if a := Marshal(Preview(data, 1<<30, 1<<30, 0)); nesting(compact) <= previewDepth && !bytes.Equal(a, compact) {
 			t.Fatalf("an uncut preview of %q is %s, not %s", data, a, compact)
 		}
 		if repeatsKeys(data) {
@@ -167,5 +168,35 @@ func TestRepeatsKeys(t *testing.T) {
 		if got := repeatsKeys([]byte(in)); got != want {
 			t.Errorf("repeatsKeys(%s) = %v", in, got)
 		}
+	}
+}
+
+// nesting is how deep the lists and objects of the compact JSON d nest.
+func nesting(d []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(d); i++ {
+		switch c := d[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// TestPreviewDepth: a preview shows 16 levels; deeper lists and objects
+// come out empty.
+func TestPreviewDepth(t *testing.T) {
+	deep := []byte(strings.Repeat(`{"a":[`, 10) + `1` + strings.Repeat(`]}`, 10))
+	want := strings.Repeat(`{"a":[`, 8) + `{}` + strings.Repeat(`]}`, 8)
+	if got := string(Marshal(Preview(deep, 5, 5, 0))); got != want {
+		t.Errorf("preview %s, want %s", got, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,30 +43,168 @@ type Snapshot struct {
 	// Window holds the bytes [Offset, Offset+len(Window)).
 	Window []byte
 
-	held func() // gives the window's room back to the FS's read memory
+	// room is what the window holds of gate, the FS's read memory, or
+	// (lent non-nil) of a Room's reserve.
+	gate *semaphore.Weighted
+	room int64
+	lent *Room
 }
 
 // Release gives the snapshot's room in the read memory back (see
 // Options.ReadMemory), once the caller is done with the window: its bytes
 // stay valid, but no longer count. A second call does nothing.
 func (s *Snapshot) Release() {
-	if s.held != nil {
-		s.held()
-		s.held = nil
+	switch {
+	case s.lent != nil:
+		s.lent.giveBack(s.room)
+	case s.room > 0:
+		s.gate.Release(s.room)
+	}
+	s.room, s.lent = 0, nil
+}
+
+// Keep says that n bytes made from the window (an answer) outlive the
+// snapshot: when ctx carries a Room of the same read memory (see
+// KeepRoom), up to n bytes of the snapshot's room move to it, and Release
+// gives back only the rest. Nothing waits. (A window read on a Room's
+// reserve is counted there already.)
+func (s *Snapshot) Keep(ctx context.Context, n int64) {
+	r, _ := ctx.Value(roomKey{}).(*Room)
+	if r == nil || r.gate != s.gate || s.lent != nil {
+		return
+	}
+	k := min(max(n, 0), s.room)
+	s.room -= k
+	r.add(k)
+}
+
+// Room is read memory that outlives the reads that took it: an answer
+// made of what a request read counts against the read memory until it is
+// written, not only while the file is read, so that slow clients together
+// hold at most the read memory however many answers they leave unread.
+// An answer costs more than its bytes while it is written (it is copied
+// on its way to the wire): a Room counts each byte of an answer copies
+// times more.
+type Room struct {
+	gate   *semaphore.Weighted
+	limit  int64
+	copies int64
+
+	mu       sync.Mutex
+	size     int64 // held of the gate
+	lent     int64 // of size, lent to the windows of snapshots
+	released bool
+}
+
+type roomKey struct{}
+
+// KeepRoom returns ctx carrying a new, empty Room of v's read memory,
+// whose answers cost copies more times their bytes: snapshots read under
+// it can Keep part of their room in it, or read on its reserve (see
+// Reserve).
+func (v *FS) KeepRoom(ctx context.Context, copies int) (context.Context, *Room) {
+	r := &Room{gate: v.shared.gate, limit: v.shared.memorySize, copies: int64(max(copies, 0))}
+	return context.WithValue(ctx, roomKey{}, r), r
+}
+
+// Reserve says that a read of up to read bytes under ctx is about to
+// become an answer of up to answer bytes (a page): when ctx carries a
+// Room, the room of the read and of the answer's copies is taken at once,
+// before either is made (waiting for it, or for ctx to end), and the read
+// is made on it. Without a Room it does nothing.
+func Reserve(ctx context.Context, read, answer int64) error {
+	r, _ := ctx.Value(roomKey{}).(*Room)
+	if r == nil {
+		return nil
+	}
+	return r.Take(ctx, read+answer*r.copies)
+}
+
+// Size is the bytes r holds.
+func (r *Room) Size() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.size
+}
+
+// Answer says that an answer of n bytes was made under r: unless r holds
+// enough already, it takes what the answer and its copies need.
+func (r *Room) Answer(ctx context.Context, n int64) error {
+	return r.Take(ctx, n*(1+r.copies)-r.Size())
+}
+
+// Take holds n more bytes of the read memory, never more than all of it
+// in one room. When they are not free, the room gives back what it holds
+// and waits for the whole at once (or for ctx to end, when it holds
+// nothing), so that no one waits holding room; while a window is read on
+// the room's reserve, it takes only what is free.
+func (r *Room) Take(ctx context.Context, n int64) error {
+	r.mu.Lock()
+	n = min(max(n, 0), r.limit-r.size)
+	r.mu.Unlock()
+	if n == 0 || r.gate.TryAcquire(n) {
+		r.add(n)
+		return nil
+	}
+	r.mu.Lock()
+	if r.lent > 0 {
+		// A window is read on this room: what it holds stays.
+		r.mu.Unlock()
+		return nil
+	}
+	whole := r.size + n
+	if !r.released {
+		r.gate.Release(r.size)
+		r.size = 0
+	}
+	r.mu.Unlock()
+	if err := r.gate.Acquire(ctx, whole); err != nil {
+		return err
+	}
+	r.add(whole)
+	return nil
+}
+
+// lend takes n bytes of r's free reserve for a window, if it has them.
+func (r *Room) lend(n int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.released || r.size-r.lent < n {
+		return false
+	}
+	r.lent += n
+	return true
+}
+
+// giveBack ends the loan of n bytes to a window; r keeps holding them.
+func (r *Room) giveBack(n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.released {
+		r.lent -= n
 	}
 }
 
-// Hold takes n bytes of the read memory (see Options.ReadMemory) for
-// something made of what was read, an answer being written say, waiting
-// for room or for ctx to end; release gives them back (a second call does
-// nothing). An n over the whole read memory takes all of it.
-func (v *FS) Hold(ctx context.Context, n int64) (release func(), err error) {
-	room := min(max(n, 0), v.shared.memorySize)
-	if err := v.shared.gate.Acquire(ctx, room); err != nil {
-		return nil, err
+// add holds n bytes already taken from the gate; a released room gives
+// them back at once.
+func (r *Room) add(n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.released {
+		r.gate.Release(n)
+		return
 	}
-	var once sync.Once
-	return func() { once.Do(func() { v.shared.gate.Release(room) }) }, nil
+	r.size += n
+}
+
+// Release gives back all r holds; a room released holds nothing more.
+func (r *Room) Release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.released && r.size > 0 {
+		r.gate.Release(r.size)
+	}
+	r.released, r.size, r.lent = true, 0, 0
 }
 
 // EOF reports whether the window runs to the end of the file.
@@ -97,10 +236,13 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 			window = size - offset
 		}
 		room := min(window, v.shared.memorySize)
-		if err := v.shared.gate.Acquire(ctx, room); err != nil {
+		s.gate, s.room = v.shared.gate, room
+		if r, _ := ctx.Value(roomKey{}).(*Room); r != nil && r.gate == s.gate && r.lend(room) {
+			s.lent = r
+		} else if err := v.shared.gate.Acquire(ctx, room); err != nil {
+			s.room = 0
 			return err
 		}
-		s.held = func() { v.shared.gate.Release(room) }
 		s.Window = make([]byte, 0, window)
 		return nil
 	}, func(pos int64, b []byte) {

@@ -131,23 +131,28 @@ func (s *Server) followClient(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // holdAnswers counts each answer of a tool call or resource read against
-// the read memory (see fsview.FS.Hold), one budget with the file windows
-// that reads hold: an answer waits for room once it is made, and holds it
-// until it is written (over HTTP, until its POST is answered, with
-// AnswerWriteTimeout for the client to take it; over stdio, whose one
-// client takes its answers in turn, until it is handed to the SDK). So
-// slow clients together hold at most the read memory, however many and
-// however large their answers.
+// the read memory (see fsview.Room), one budget with the file windows
+// that reads hold: a page takes the room of its window and of its copies
+// before it reads (see fsview.Reserve); lines and a resource keep the room
+// of what they copied out of the window; any other answer large enough
+// takes room once it is made. The room is held until the answer is
+// written: over HTTP, until its POST is answered, with AnswerWriteTimeout
+// for the client to take it; over stdio, whose one client takes its
+// answers in turn, until it is handed to the SDK. So slow clients
+// together hold at most the read memory, however many and however large
+// their answers.
 func (s *Server) holdAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		n := answerSize(res)
-		if err != nil || n < minHeldAnswer {
-			return res, err
+		if method != "tools/call" && method != "resources/read" {
+			return next(ctx, method, req)
 		}
-		release, err := s.cfg.FS.Hold(ctx, int64(n))
-		if err != nil {
-			return nil, err
+		roomCtx, room := s.cfg.FS.KeepRoom(ctx, answerCopies)
+		res, err := next(roomCtx, method, req)
+		if n := answerSize(res); err == nil && n >= minHeldAnswer {
+			if aerr := room.Answer(ctx, int64(n)); aerr != nil {
+				room.Release()
+				return nil, aerr
+			}
 		}
 		var f *inflight
 		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
@@ -155,15 +160,20 @@ func (s *Server) holdAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 				f = v.(*inflight)
 			}
 		}
-		if f == nil || !f.hold(release) {
-			release()
+		if room.Size() == 0 || f == nil || !f.hold(room.Release) {
+			room.Release()
 		}
-		return res, nil
+		return res, err
 	}
 }
 
-// minHeldAnswer is the size under which an answer holds no read memory:
-// small answers cost less than counting them.
+// answerCopies is how many more times an answer's bytes are in memory
+// while it is written: the result's text, and the result encoded for the
+// wire, twice.
+const answerCopies = 3
+
+// minHeldAnswer is the size under which an answer takes no more read
+// memory than it kept: small answers cost less than counting them.
 const minHeldAnswer = 64 << 10
 
 // answerSize is about the bytes of a result's contents: their texts and

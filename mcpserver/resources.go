@@ -92,6 +92,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if s.overTokenCap(snap.Window) {
 		return nil, resourceError(uri, toolerr.New(toolerr.CodeTooLarge, "%s is over the %d tokens a resource read gives: read it with the read tool, in pages (max_tokens) or in lines (offset and limit)", uri, s.cfg.LineMaxTokens))
 	}
+	snap.Keep(ctx, int64(len(snap.Window)))
 	return &mcp.ReadResourceResult{
 		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},
 		Meta:     mcp.Meta{MetaVersion: snap.Version.String()},

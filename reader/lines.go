@@ -124,8 +124,8 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	// The lines are copied out; the read memory is given back now, and
-	// the answer's own bounds hold what follows.
+	// The lines are copied out: the read memory is given back now, but
+	// for the room of the answer (see fsview.Snapshot.Keep).
 	defer snap.Release()
 	b := snap.Window
 	l := &Lines{URI: snap.URI, Version: snap.Version.String(), Total: countLines(b), Limit: req.Limit}
@@ -196,6 +196,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if counting {
 		r.capLines(l, ends, req.MaxTokens)
 	}
+	snap.Keep(ctx, int64(len(l.Text)))
 	return l, nil
 }
 

@@ -116,6 +116,15 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 		// The line is found in the whole file.
 		window = -1
 	}
+	// The page is made of the window: the room of both is taken at once
+	// (see fsview.Reserve).
+	read := max(f.Size()-st.Offset, 0)
+	if window >= 0 {
+		read = min(read, window)
+	}
+	if err := fsview.Reserve(ctx, read, min(read, pager.WindowBytes(r.counter, req.MaxTokens))); err != nil {
+		return pager.Page{}, AsError(err)
+	}
 	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", window)
 	if err != nil {
 		return pager.Page{}, err

@@ -1,7 +1,8 @@
 // Command rawmcp is a hostile MCP server over stdio for folio's gateway
 // tests: it speaks JSON-RPC by hand, so that it can send what no SDK
 // would. It offers the tools -tools gives (a JSON array, sent as it is),
-// and each call of any of them answers -answer bytes of text. -flood sends
+// and each call of any of them answers -answer bytes of text (or, with
+// -deep, an object nested that deep). -flood sends
 // that many tools/list_changed notifications once initialized; -lists
 // appends a line to a file at each tools/list; -spoof makes each call send
 // progress under the token another server wrote to a file, and under
@@ -23,6 +24,7 @@ import (
 func main() {
 	tools := flag.String("tools", `[{"name":"echo","inputSchema":{"type":"object"}}]`, "the tools array of tools/list, as JSON")
 	answer := flag.Int("answer", 10, "bytes of text each call answers")
+	deep := flag.Int("deep", 0, `answer instead {"pad":…,"a":{"pad":…,"a":…}} nested this deep, as JSON text`)
 	flood := flag.Int("flood", 0, "tools/list_changed notifications to send once initialized")
 	lists := flag.String("lists", "", "append a line to this file at each tools/list")
 	spoof := flag.String("spoof", "", "on each call, send progress under the token this file holds, and under guessed ones")
@@ -87,7 +89,11 @@ func main() {
 			if *spoof != "" {
 				spoofProgress(notify, *spoof, msg.Params, *spoofFor)
 			}
-			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", *answer)}}})
+			text := strings.Repeat("x", *answer)
+			if *deep > 0 {
+				text = nested(*deep)
+			}
+			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
 		case "ping":
 			reply(map[string]any{})
 		default:
@@ -98,9 +104,22 @@ func main() {
 	}
 }
 
-// spoofProgress sends, for d, progress under the token the file at path
-// holds (another server's), under guessed tokens, and under the call's
-// own token (which is honest while the call runs).
+// nested is an object n deep: each level a pad of 50 bytes and "a", the
+// next level; the last "a" is "bottom".
+func nested(n int) string {
+	var b strings.Builder
+	pad := strings.Repeat("p", 50)
+	for range n {
+		b.WriteString(`{"pad":"` + pad + `","a":`)
+	}
+	b.WriteString(`"bottom"`)
+	b.WriteString(strings.Repeat("}", n))
+	return b.String()
+}
+
+// spoofProgress sends progress under the call's own token (which is
+// honest while the call runs), then, for d, under the token the file at
+// path holds (another server's) and under guessed tokens.
 func spoofProgress(notify func(string, any), path string, params json.RawMessage, d time.Duration) {
 	var p struct {
 		Meta struct {
@@ -108,6 +127,9 @@ func spoofProgress(notify func(string, any), path string, params json.RawMessage
 		} `json:"_meta"`
 	}
 	json.Unmarshal(params, &p)
+	if p.Meta.ProgressToken != nil {
+		notify("notifications/progress", map[string]any{"progressToken": p.Meta.ProgressToken, "progress": 1, "message": "own"})
+	}
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(time.Millisecond) {
 		tokens := []any{"folio-1", "folio-2", "folio-3", 1, 2}
 		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
@@ -116,8 +138,5 @@ func spoofProgress(notify func(string, any), path string, params json.RawMessage
 		for _, tok := range tokens {
 			notify("notifications/progress", map[string]any{"progressToken": tok, "progress": 99, "total": 100, "message": "spoofed"})
 		}
-	}
-	if p.Meta.ProgressToken != nil {
-		notify("notifications/progress", map[string]any{"progressToken": p.Meta.ProgressToken, "progress": 1, "message": "own"})
 	}
 }

@@ -1,0 +1,505 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/upstreamtest"
+)
+
+// The gateway under attack, through the real binary: hostile upstreams
+// (rawmcp, which speaks JSON-RPC by hand) and clients that send what the
+// protocol allows but folio's own client never does. Each test checks that
+// folio stays up, and what it costs.
+
+// lockedBuffer is a folio's stderr, written as it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// gateway is a folio serve in front of upstreams, over stdio.
+type gateway struct {
+	cs     *mcp.ClientSession
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+}
+
+// serveGateway writes servers as the upstreams file in dir and starts
+// folio serve over stdio in front of them, with its schema cache in dir
+// too, connected with opts.
+func serveGateway(t *testing.T, dir string, servers map[string]any, opts *mcp.ClientOptions, flags ...string) *gateway {
+	t.Helper()
+	config := filepath.Join(dir, "mcp.json")
+	writeUpstreams(t, config, servers)
+	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", "5s"}, flags...)
+	cmd := exec.Command(folioBin, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	g := &gateway{cmd: cmd, stderr: &lockedBuffer{}}
+	cmd.Stderr = g.stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("serve: %v\n%s", err, g.stderr)
+	}
+	g.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return g
+}
+
+// alive fails the test when folio has died.
+func (g *gateway) alive(t *testing.T) {
+	t.Helper()
+	if err := g.cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("folio died: %v\n%s", err, g.stderr)
+	}
+	if _, err := g.cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("folio does not answer: %v\n%s", err, g.stderr)
+	}
+}
+
+// procStatus is a number of /proc/PID/status (memory in kB).
+func procStatus(t *testing.T, pid int, field string) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.Atoi(strings.Fields(v)[0])
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// cpuTime is the CPU time process pid has used, user and system.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command's name, which ends with ")": utime
+	// and stime are the 12th and 13th, in clock ticks of 1/100 s.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// peakRSS fails the test when folio's peak resident memory passed the
+// bound every attack must keep to.
+func peakRSS(t *testing.T, pid int) {
+	t.Helper()
+	const boundMB = 300
+	peak := procStatus(t, pid, "VmHWM") / 1024
+	t.Logf("peak RSS %d MB", peak)
+	if peak >= boundMB {
+		t.Errorf("peak RSS %d MB, over %d MB", peak, boundMB)
+	}
+}
+
+// progressLog records the progress notifications a client receives.
+type progressLog struct {
+	mu  sync.Mutex
+	got []*mcp.ProgressNotificationParams
+}
+
+func (l *progressLog) handler(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, r.Params)
+}
+
+// of are the notifications received under token, once n have come (or
+// after five seconds).
+func (l *progressLog) of(token any, n int) []*mcp.ProgressNotificationParams {
+	for range 100 {
+		l.mu.Lock()
+		var out []*mcp.ProgressNotificationParams
+		for _, p := range l.got {
+			if p.ProgressToken == token {
+				out = append(out, p)
+			}
+		}
+		l.mu.Unlock()
+		if len(out) >= n {
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*mcp.ProgressNotificationParams
+	for _, p := range l.got {
+		if p.ProgressToken == token {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestGatewayProgressTokens: progress tokens are strings or numbers, and
+// both come back as they were sent, over stdio and over HTTP (folio died
+// of a number once). A token of another type is not forwarded, and
+// folio stays up.
+func TestGatewayProgressTokens(t *testing.T) {
+	bin := upstreamtest.Binary(t)
+	servers := map[string]any{"up": map[string]any{"command": bin, "args": []string{"-calltools"}}}
+	check := func(t *testing.T, cs *mcp.ClientSession, log *progressLog) {
+		// As a client's JSON decodes them: numbers are float64.
+		for _, token := range []any{float64(1), float64(7), "s", 2.5, float64(-3), float64(1 << 40), ""} {
+			params := &mcp.CallToolParams{Name: "up__progress", Meta: mcp.Meta{"progressToken": token}}
+			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+				t.Fatalf("token %v: %v %v", token, res, err)
+			}
+			got := log.of(token, 3)
+			var steps []float64
+			for _, p := range got {
+				steps = append(steps, p.Progress)
+			}
+			slices.Sort(steps)
+			if !slices.Equal(steps, []float64{1, 2, 3}) {
+				t.Errorf("token %#v: progress %v", token, steps)
+			}
+		}
+		for _, token := range []any{true, map[string]any{"x": 1}, []any{1}} {
+			params := &mcp.CallToolParams{Name: "up__progress", Meta: mcp.Meta{"progressToken": token}}
+			cs.CallTool(context.Background(), params) // refused or not: folio stays up
+		}
+		if _, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Fatalf("folio does not answer after tokens of other types: %v", err)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		log := &progressLog{}
+		g := serveGateway(t, t.TempDir(), servers, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+		check(t, g.cs, log)
+		g.alive(t)
+	})
+	t.Run("http", func(t *testing.T) {
+		dir := t.TempDir()
+		config := filepath.Join(dir, "mcp.json")
+		writeUpstreams(t, config, servers)
+		p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"))
+		log := &progressLog{}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: log.handler}).
+			Connect(context.Background(), httpTransport(p.endpoint, ""), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		check(t, cs, log)
+	})
+}
+
+// TestGatewayProgressSpoofing: an upstream that sends progress under
+// tokens it guesses, or under the token another upstream was given for a
+// call in flight, reaches no caller; its own honest progress, while its
+// call runs, does.
+func TestGatewayProgressSpoofing(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	log := &progressLog{}
+	g := serveGateway(t, dir, map[string]any{
+		"good": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-calltools", "-tokenfile", tokenFile, "-progressgap", "300ms"}},
+		"evil": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-spoof", tokenFile, "-spoof-for", "1500ms"}},
+	}, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+	var wg sync.WaitGroup
+	for name, token := range map[string]string{"good__progress": "b", "evil__echo": "a"} {
+		wg.Go(func() {
+			params := &mcp.CallToolParams{Name: name, Meta: mcp.Meta{"progressToken": token}}
+			if res, err := g.cs.CallTool(context.Background(), params); err != nil || res.IsError {
+				t.Errorf("%s: %v %v", name, res, err)
+			}
+		})
+	}
+	wg.Wait()
+	good, evil := log.of("b", 3), log.of("a", 1)
+	var steps []float64
+	for _, p := range good {
+		steps = append(steps, p.Progress)
+	}
+	slices.Sort(steps)
+	if !slices.Equal(steps, []float64{1, 2, 3}) {
+		t.Errorf("the good call's progress: %v", steps)
+	}
+	if len(evil) != 1 || evil[0].Message != "own" {
+		t.Errorf("the evil call's progress: %d notices, first %+v", len(evil), evil[0])
+	}
+	time.Sleep(200 * time.Millisecond)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, p := range log.got {
+		if p.Message == "spoofed" {
+			t.Fatalf("a spoofed notice reached the caller under %v", p.ProgressToken)
+		}
+	}
+	if b, _ := os.ReadFile(tokenFile); len(b) < len("folio-")+22 {
+		t.Errorf("the token forwarded is %q: not 128 random bits", b)
+	}
+}
+
+// TestGatewayHostileUpstreams: upstreams that flood tools/list_changed,
+// advertise self-referencing schemas, names that collide or cannot be
+// made valid, or answer 12 MB: folio stays up, each loses at most its
+// own tools, and folio starts again from the cache they left.
+func TestGatewayHostileUpstreams(t *testing.T) {
+	raw := upstreamtest.Raw(t)
+	dir := t.TempDir()
+	lists := filepath.Join(dir, "lists")
+	servers := map[string]any{
+		"refs": map[string]any{"command": raw, "args": []string{"-tools", `[
+			{"name":"loop","inputSchema":{"type":"object","$ref":"#"}},
+			{"name":"cycle","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}},
+			{"name":"tree","inputSchema":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}}}}}]`}},
+		"flood": map[string]any{"command": raw, "args": []string{"-flood", "12000", "-lists", lists}},
+		"dup": map[string]any{"command": raw, "args": []string{"-tools", `[
+			{"name":"a/b","inputSchema":{"type":"object"}},{"name":"a_b","inputSchema":{"type":"object"}},
+			{"name":"` + strings.Repeat("n", 70) + `","inputSchema":{"type":"object"}},
+			{"name":"schemaless"},{"name":"fine","inputSchema":{"type":"object"}}]`}},
+		"big": map[string]any{"command": raw, "args": []string{"-answer", "12000000"}},
+	}
+	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query"}
+	g := serveGateway(t, dir, servers, nil)
+	if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"refs__loop", nil}, {"refs__cycle", map[string]any{"a": 1}}, {"refs__tree", map[string]any{"kids": []any{map[string]any{"kids": []any{}}}}}} {
+		if text, isErr := callText(t, g.cs, c.tool, c.args); isErr || text != strings.Repeat("x", 10) {
+			t.Errorf("%s: %s", c.tool, text)
+		}
+	}
+	text, isErr := callText(t, g.cs, "big__echo", nil)
+	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "upstream big") || !strings.Contains(text, "8388608") {
+		t.Errorf("a 12 MB answer: %.300s", text)
+	}
+	// The flood asks for many discoveries; a few are made.
+	var n int
+	for range 40 {
+		time.Sleep(100 * time.Millisecond)
+		b, _ := os.ReadFile(lists)
+		n = strings.Count(string(b), "\n")
+	}
+	threads := procStatus(t, g.cmd.Process.Pid, "Threads")
+	t.Logf("12,000 list_changed: %d tools/list, %d threads", n, threads)
+	if n > 8 || threads > 64 {
+		t.Errorf("12,000 list_changed: %d tools/list, %d threads", n, threads)
+	}
+	g.alive(t)
+	for _, want := range []string{`\"a/b\" and \"a_b\" would all be offered as \"dup__a_b\"`, "not a valid MCP tool name", `tool \"schemaless\": its input schema`, "arguments of this tool are not checked"} {
+		if !strings.Contains(g.stderr.String(), want) {
+			t.Errorf("the log does not say %s", want)
+		}
+	}
+	peakRSS(t, g.cmd.Process.Pid)
+	g.cs.Close()
+
+	// The cache now holds what they advertised: folio starts from it.
+	g = serveGateway(t, dir, servers, nil)
+	if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+		t.Fatalf("from the cache: tools %v, want %v", got, want)
+	}
+}
+
+// TestGatewayRefusesAmbiguousNames: upstreams e and e_ would both offer
+// e___x: serve refuses them, naming both.
+func TestGatewayRefusesAmbiguousNames(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcp.json")
+	writeUpstreams(t, config, map[string]any{"e": map[string]any{"command": "x"}, "e_": map[string]any{"command": "y"}})
+	r := folio(t, "", "serve", "--root", dir, "--upstreams", config)
+	if r.code == 0 || !strings.Contains(r.stderr, `servers \"e\" and \"e_\"`) {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// postUnread sends body as a POST of the session cs on a connection of
+// its own, with a small receive buffer, and never reads the answer.
+func postUnread(t *testing.T, endpoint string, cs *mcp.ClientSession, body string) net.Conn {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: %s\r\n",
+		u.Path, u.Host, cs.InitializeResult().ProtocolVersion)
+	if id := cs.ID(); id != "" {
+		req += "Mcp-Session-Id: " + id + "\r\n"
+	}
+	req += fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// toolNamesOf lists a session's tools, sorted.
+func toolNamesOf(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestGatewayReferenceBounds: references that would substitute more than
+// --max-answer-bytes are refused before the tool runs, naming the
+// argument and the references over, and a folded answer named 40,000
+// times is read once; folio's memory stays bounded throughout.
+func TestGatewayReferenceBounds(t *testing.T) {
+	dir := t.TempDir()
+	callLog := filepath.Join(dir, "calls")
+	megabyte := write(t, dir, "mb.txt", strings.Repeat("a line of a file of one megabyte\n", 1<<20/33))
+	g := serveGateway(t, dir, map[string]any{
+		"src":  map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools"}},
+		"dst":  map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools", "-calllog", callLog}},
+	}, nil, "--fold-threshold-bytes", "2048")
+	pid := g.cmd.Process.Pid
+
+	// 150 references to a 1 MiB file.
+	uris := make([]string, 150)
+	for i := range uris {
+		uris[i] = "file://" + megabyte
+	}
+	text, isErr := callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": uris})
+	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "data_uri: its references 8 to 150 (of 150)") || !strings.Contains(text, "8388608") {
+		t.Errorf("150 references to 1 MiB: %.400s", text)
+	}
+	// 40,000 references to one folded answer of 40 KB.
+	res := callTool(t, g.cs, "src__log", nil)
+	handle := foldedHandle(t, res)
+	refs := make([]string, 40_000)
+	for i := range refs {
+		refs[i] = "mcp+cache://" + handle
+	}
+	before := cpuTime(t, pid)
+	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": refs})
+	t.Logf("40,000 references to one answer: %v of CPU", cpuTime(t, pid)-before)
+	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "(of 40000)") {
+		t.Errorf("40,000 references to one answer: %.400s", text)
+	}
+	if b, _ := os.ReadFile(callLog); strings.Contains(string(b), "ingest") {
+		t.Error("the tool was called with references over the bound")
+	}
+	// References that fit go through: the first rows of a folded series.
+	series := foldedHandle(t, callTool(t, g.cs, "src__series", nil))
+	rows := make([]string, 100)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("mcp+cache://%s#/series/%d", series, i)
+	}
+	if text, isErr := callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": rows}); isErr || text != "rows 100 sum 5000" {
+		t.Errorf("100 references to rows: %s", text)
+	}
+
+	g.alive(t)
+	peakRSS(t, pid)
+}
+
+// TestGatewayDeepPointers: an answer nested 9,000 deep, and a pointer
+// thousands of steps into it, cost what the answer is long, not its depth
+// times that: folding it, and following the pointer through result_query
+// and through a reference.
+func TestGatewayDeepPointers(t *testing.T) {
+	dir := t.TempDir()
+	g := serveGateway(t, dir, map[string]any{
+		"dst":  map[string]any{"command": upstreamtest.Binary(t)},
+		"deep": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-deep", "9000"}},
+	}, nil)
+	pid := g.cmd.Process.Pid
+	before := cpuTime(t, pid)
+	deep := foldedHandle(t, callTool(t, g.cs, "deep__echo", nil))
+	folding := cpuTime(t, pid) - before
+	t.Logf("folding an answer 9,000 deep: %v of CPU", folding)
+	before = cpuTime(t, pid)
+	// result_query says the path back: 7,000 steps fit its answer, and
+	// of the value 2,000 deep, its pad.
+	for range 5 {
+		res := callTool(t, g.cs, "result_query", map[string]any{"handle": deep, "path": strings.Repeat("/a", 7000), "fields": []string{"pad"}})
+		if text := textOf(res); res.IsError || !strings.Contains(text, `"value":{"pad":"ppp`) {
+			t.Fatalf("the deep query: %.300s", text)
+		}
+	}
+	text, isErr := callText(t, g.cs, "dst__echo", map[string]any{"text_uri": "mcp+cache://" + deep + "#" + strings.Repeat("/a", 9000)})
+	if isErr || !strings.Contains(text, `"text":"bottom"`) {
+		t.Errorf("a reference 9,000 deep: %.300s", text)
+	}
+	spent := cpuTime(t, pid) - before
+	t.Logf("5 queries 7,000 deep and a reference 9,000 deep: %v of CPU", spent)
+	// Each took seconds of CPU when each level rescanned the rest (and
+	// so did the preview, folding it).
+	if spent > 2*time.Second || folding > 2*time.Second {
+		t.Errorf("folding took %v of CPU, 5 queries and a reference %v", folding, spent)
+	}
+	g.alive(t)
+	peakRSS(t, pid)
+}
+
+// TestAnswersHoldReadMemory: clients that ask for a 24 MiB page and never
+// read their answers hold at most the read memory between them, however
+// many they are; once they go, a reader is served.
+func TestAnswersHoldReadMemory(t *testing.T) {
+	dir := t.TempDir()
+	line := "twenty-four mebibytes of text, read whole in one page\n"
+	path := write(t, dir, "big.txt", strings.Repeat(line, 24<<20/len(line)))
+	p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--read-memory", strconv.Itoa(64<<20), "--max-file-bytes", strconv.Itoa(64<<20))
+	pid := p.cmd.Process.Pid
+	cs := dial(t, httpTransport(p.endpoint, ""))
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"uri":%q,"max_tokens":16777216}}}`, path)
+	var conns []net.Conn
+	for range 8 {
+		conns = append(conns, postUnread(t, p.endpoint, dial(t, httpTransport(p.endpoint, "")), body))
+	}
+	time.Sleep(5 * time.Second) // the answers are made, and stuck
+	peakRSS(t, pid)
+	for _, c := range conns {
+		c.Close()
+	}
+	text, isErr := readTool(t, cs, map[string]any{"uri": path, "max_tokens": 2000})
+	if isErr || !strings.Contains(text, "twenty-four") {
+		t.Errorf("a read after the slow clients left: %.300s", text)
+	}
+	peakRSS(t, pid)
+}
