@@ -49,6 +49,8 @@ fuzz:
     go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzShapeAndPreview -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzQuery -fuzztime 60s
+    go test ./schema -run '^$' -fuzz FuzzCompile -fuzztime 60s
+    go test ./upstream -run '^$' -fuzz FuzzToolNamesAreOneToOne -fuzztime 60s
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -468,5 +469,77 @@ func TestReferences(t *testing.T) {
 	}
 	if err != nil || json.Unmarshal(a.JSON, &got) != nil || got.Total != len(text) || got.Value != text[:DefaultChars] || got.NextOffset != DefaultChars {
 		t.Errorf("a folded string: %s %v", a.JSON, err)
+	}
+}
+
+// TestReferencesOfOneCall: the references of one call read each folded
+// answer once, however often they name it, read no more than their limit
+// in all, and take a pointer percent-encoded (RFC 6901, section 6) or
+// not; an ended context stops them.
+func TestReferencesOfOneCall(t *testing.T) {
+	ctx := context.Background()
+	store := &recordingStore{MemoryStore: NewMemoryStore(10, DefaultStoreMaxBytes, nil), puts: map[string][]byte{}}
+	f := newTestFolder(t, store, nil, Options{})
+	data := []byte(`{"A B":{"x/y":[1,2,3]},"100%":"p","rows":` + string(corpus.Listing(100)) + `}`)
+	folded, err := f.Fold(ctx, alice, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := f.Fold(ctx, alice, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := URI(folded.Handle, "")
+	refs := f.References(alice, 2*len(data)-1)
+	for ref, want := range map[string]string{
+		uri + "#/A B/x~1y/1":          "2",
+		uri + "#/A%20B/x~1y/2":        "3",
+		uri + "#/100%":                `"p"`,
+		uri + "#/100%25":              `"p"`,
+		uri + "#/rows/entries/0/path": `"dir0/file00000.go"`,
+	} {
+		got, err := refs.Resolve(ctx, ref)
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %s %v, want %s", ref, got, err, want)
+		}
+	}
+	if len(store.gets) != 1 {
+		t.Errorf("five references to one answer read the store %d times", len(store.gets))
+	}
+	// A second answer would read past the limit.
+	if _, err := refs.Resolve(ctx, URI(other.Handle, "")); !errors.Is(err, ErrReadLimit) {
+		t.Errorf("past the limit: %v", err)
+	}
+	// Without a limit, each answer is read once too; an ended context
+	// stops a pointer.
+	refs = f.References(alice, -1)
+	if _, err := refs.Resolve(ctx, URI(other.Handle, "")); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := refs.Resolve(cancelled, URI(other.Handle, "/rows/entries/5")); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled pointer: %v", err)
+	}
+}
+
+// TestFindDeep: a pointer as deep as the answer finds its bottom, and one
+// that goes wrong on the way says where, in a message of bounded length.
+func TestFindDeep(t *testing.T) {
+	const depth = 9000
+	data := []byte(strings.Repeat(`{"pad":"xxxx","a":`, depth) + `"bottom"` + strings.Repeat(`}`, depth))
+	segs := slices.Repeat([]string{"a"}, depth)
+	got, err := find(context.Background(), data, segs)
+	if err != nil || string(got) != `"bottom"` {
+		t.Fatalf("%s %v", got, err)
+	}
+	_, err = find(context.Background(), data, append(segs[:depth-1:depth-1], "b"))
+	if err == nil || !strings.Contains(err.Error(), `has no key "b"; its keys: "pad", "a"`) || len(err.Error()) > 400 {
+		t.Errorf("a wrong last step: %v", err)
+	}
+	// A key repeated at every level: the last wins, still in one pass.
+	data = []byte(strings.Repeat(`{"a":1,"a":`, depth) + `"bottom"` + strings.Repeat(`}`, depth))
+	if got, err := find(context.Background(), data, segs); err != nil || string(got) != `"bottom"` {
+		t.Errorf("repeated keys: %.100s %v", got, err)
 	}
 }

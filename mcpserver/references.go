@@ -31,8 +31,9 @@ const uriSuffix = "_uri"
 // X_uri go on untouched. A reference that cannot be resolved stops the
 // call before the tool runs: reference_not_found, with the missing URIs.
 // What one call's references read, and what they put in its arguments,
-// are each bounded by MaxAnswerBytes (too_large past either, naming the
-// argument and the references that did not fit).
+// are each bounded by MaxAnswerBytes, and their number by MaxReferences
+// (too_large past any, naming the argument and the references that did
+// not fit).
 func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
@@ -48,7 +49,7 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		refs := s.callReferences(call, c)
-		changed := false
+		changed, counted := false, 0
 		var missing []string
 		for _, key := range slices.Sorted(maps.Keys(args)) {
 			name, isRef := strings.CutSuffix(key, uriSuffix)
@@ -58,6 +59,9 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 			uris, many := references(args[key])
 			if uris == nil {
 				continue
+			}
+			if counted += len(uris); counted > MaxReferences {
+				return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: the call passes more than %d references; pass fewer (a reference to a whole list, or to a part of an answer by a JSON pointer fragment, counts once); the tool was not called", key, MaxReferences)), nil
 			}
 			values := make([]json.RawMessage, len(uris))
 			for i, uri := range uris {
@@ -122,6 +126,10 @@ func references(raw json.RawMessage) (uris []string, many bool) {
 func isReference(s string) bool {
 	return fold.IsReference(s) || len(s) >= 7 && strings.EqualFold(s[:7], "file://")
 }
+
+// MaxReferences is the most references one call may pass, in all its
+// arguments.
+const MaxReferences = 10_000
 
 // errReferencesTooLarge: the values of a call's references come to more
 // than its arguments may hold.

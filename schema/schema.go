@@ -153,15 +153,20 @@ func (u *unfolder) size(v any, at string) (int, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, child := range v {
-			switch k {
-			case "$dynamicRef", "$recursiveRef":
+			// encoding/json, which reads the schema for the validator,
+			// matches keys whatever their case: so does this.
+			switch strings.ToLower(k) {
+			case "$dynamicref", "$recursiveref":
 				return 0, fmt.Errorf("%s at %q is not followed", k, at)
 			case "$id":
 				if at != "" {
 					return 0, fmt.Errorf("$id below the root (at %q) is not followed", at)
 				}
 			case "$ref":
-				ref, _ := child.(string)
+				ref, ok := child.(string)
+				if !ok {
+					return 0, fmt.Errorf("%s at %q is not a string", k, at)
+				}
 				m, err := u.ref(ref, at)
 				if err != nil {
 					return 0, err

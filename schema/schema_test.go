@@ -31,6 +31,7 @@ func TestCompile(t *testing.T) {
 		{"escaped ref", `{"properties":{"a":{"$ref":"#/$defs/a~1b%20c"}},"$defs":{"a/b c":{"type":"string"}}}`, ""},
 		{"dag", exponential(3), ""},
 		{"self", `{"$ref":"#"}`, "refers back to itself"},
+		{"self in another case", `{"$Ref":"#"}`, "refers back to itself"},
 		{"self below", `{"type":"object","properties":{"a":{"$ref":"#"}}}`, "refers back to itself"},
 		{"cycle", `{"$ref":"#/$defs/a","$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"not":{"$ref":"#/$defs/a"}}}}`, "refers back to itself"},
 		{"tree", `{"$ref":"#/$defs/n","$defs":{"n":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/n"}}}}}}`, "refers back to itself"},

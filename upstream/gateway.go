@@ -140,6 +140,11 @@ type Gateway struct {
 	entries  map[string]Entry // what each upstream advertised last
 	catalog  *Catalog
 	watchers []func(*Catalog)
+	closed   bool
+	// stop ends the background discoveries, and work counts them: Close
+	// does both.
+	stop context.CancelFunc
+	work sync.WaitGroup
 
 	// cacheMu lets one writer at a time wait for the cache file's lock,
 	// so that waiting holds no thread.
@@ -184,6 +189,7 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{log: opt.Logger, opt: opt, servers: servers, links: map[string]*link{}, ready: make(chan struct{}), entries: map[string]Entry{}}
+	ctx, g.stop = context.WithCancel(ctx)
 	for _, s := range servers {
 		l := &link{server: s}
 		l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
@@ -208,11 +214,11 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	}
 	_, problems := newCatalog(servers, g.entries)
 	g.logProblems(problems, servers)
-	go func() {
+	g.work.Go(func() {
 		g.rediscover(ctx, missing)
 		close(g.ready)
 		g.rediscover(ctx, servers)
-	}()
+	})
 	return g, nil
 }
 
@@ -235,8 +241,13 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 		l.again = true
 		return
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
 	l.refreshing = true
-	go func() {
+	g.work.Go(func() {
 		for {
 			started := time.Now()
 			g.rediscover(ctx, []Server{l.server})
@@ -253,7 +264,7 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 			case <-ctx.Done():
 			}
 		}
-	}()
+	})
 }
 
 // rediscover discovers servers, all at once, through their links; takes
@@ -312,7 +323,7 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server) {
 func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.opt.Timeout)
 	defer cancel()
-	cs, err := g.links[s.Name].session(g.opt.Timeout)
+	cs, err := g.links[s.Name].session(ctx, g.opt.Timeout)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -354,7 +365,7 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, tok
 	if l == nil {
 		return nil, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
 	}
-	cs, err := l.session(g.opt.Timeout)
+	cs, err := l.session(ctx, g.opt.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
@@ -446,11 +457,17 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 	r.send(&p)
 }
 
-// Close ends every connection.
+// Close ends the discoveries running in the background, waits for them,
+// and ends every connection.
 func (g *Gateway) Close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.stop()
 	for _, l := range g.links {
 		l.close()
 	}
+	g.work.Wait()
 }
 
 // link is the one connection to an upstream.
@@ -470,8 +487,9 @@ type link struct {
 }
 
 // session returns the live connection, connecting when there is none (or
-// the last one died), within timeout.
-func (l *link) session(timeout time.Duration) (*mcp.ClientSession, error) {
+// the last one died), within timeout; a connection under way is given up
+// when ctx ends.
+func (l *link) session(ctx context.Context, timeout time.Duration) (*mcp.ClientSession, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -483,10 +501,14 @@ func (l *link) session(timeout time.Duration) (*mcp.ClientSession, error) {
 	// The context bounds the process's life; the timer only its start.
 	life, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(timeout, cancel)
+	given := context.AfterFunc(ctx, cancel)
 	cs, err := Connect(life, l.server, l.client)
-	if !timer.Stop() && err == nil {
+	if inTime, wanted := timer.Stop(), given(); (!inTime || !wanted) && err == nil {
 		cs.Close()
 		err = fmt.Errorf("upstream %s did not start within %v", l.server.Name, timeout)
+		if !wanted {
+			err = fmt.Errorf("upstream %s: the connection was given up: %w", l.server.Name, ctx.Err())
+		}
 	}
 	if err != nil {
 		cancel()

@@ -122,7 +122,7 @@ func peakRSS(t *testing.T, pid int) {
 	const boundMB = 300
 	peak := procStatus(t, pid, "VmHWM") / 1024
 	t.Logf("peak RSS %d MB", peak)
-	if peak >= boundMB {
+	if peak >= boundMB && !raceEnabled {
 		t.Errorf("peak RSS %d MB, over %d MB", peak, boundMB)
 	}
 }
@@ -314,7 +314,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	}
 	threads := procStatus(t, g.cmd.Process.Pid, "Threads")
 	t.Logf("12,000 list_changed: %d tools/list, %d threads", n, threads)
-	if n > 8 || threads > 64 {
+	if (n > 8 && !raceEnabled) || threads > 64 {
 		t.Errorf("12,000 list_changed: %d tools/list, %d threads", n, threads)
 	}
 	g.alive(t)
@@ -387,15 +387,16 @@ func toolNamesOf(t *testing.T, cs *mcp.ClientSession) []string {
 
 // TestGatewayReferenceBounds: references that would substitute more than
 // --max-answer-bytes are refused before the tool runs, naming the
-// argument and the references over, and a folded answer named 40,000
-// times is read once; folio's memory stays bounded throughout.
+// argument and the references over, and a folded answer named 10,000
+// times is read once; more references than that are refused unread;
+// folio's memory stays bounded throughout.
 func TestGatewayReferenceBounds(t *testing.T) {
 	dir := t.TempDir()
 	callLog := filepath.Join(dir, "calls")
 	megabyte := write(t, dir, "mb.txt", strings.Repeat("a line of a file of one megabyte\n", 1<<20/33))
 	g := serveGateway(t, dir, map[string]any{
-		"src":  map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools"}},
-		"dst":  map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools", "-calllog", callLog}},
+		"src": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools"}},
+		"dst": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools", "-calllog", callLog}},
 	}, nil, "--fold-threshold-bytes", "2048")
 	pid := g.cmd.Process.Pid
 
@@ -408,18 +409,20 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "data_uri: its references 8 to 150 (of 150)") || !strings.Contains(text, "8388608") {
 		t.Errorf("150 references to 1 MiB: %.400s", text)
 	}
-	// 40,000 references to one folded answer of 40 KB.
+	// 10,000 references to one folded answer of 44 KB (as JSON): 8 MiB
+	// holds 190 of them. 40,000 are too many to count.
 	res := callTool(t, g.cs, "src__log", nil)
 	handle := foldedHandle(t, res)
-	refs := make([]string, 40_000)
-	for i := range refs {
-		refs[i] = "mcp+cache://" + handle
-	}
+	refs := slices.Repeat([]string{"mcp+cache://" + handle}, 10_000)
 	before := cpuTime(t, pid)
 	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": refs})
-	t.Logf("40,000 references to one answer: %v of CPU", cpuTime(t, pid)-before)
-	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "(of 40000)") {
-		t.Errorf("40,000 references to one answer: %.400s", text)
+	t.Logf("10,000 references to one answer: %v of CPU", cpuTime(t, pid)-before)
+	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "its references 191 to 10000 (of 10000)") {
+		t.Errorf("10,000 references to one answer: %.400s", text)
+	}
+	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": slices.Repeat([]string{"mcp+cache://" + handle}, 40_000)})
+	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "more than 10000 references") {
+		t.Errorf("40,000 references: %.400s", text)
 	}
 	if b, _ := os.ReadFile(callLog); strings.Contains(string(b), "ingest") {
 		t.Error("the tool was called with references over the bound")
@@ -470,7 +473,7 @@ func TestGatewayDeepPointers(t *testing.T) {
 	t.Logf("5 queries 7,000 deep and a reference 9,000 deep: %v of CPU", spent)
 	// Each took seconds of CPU when each level rescanned the rest (and
 	// so did the preview, folding it).
-	if spent > 2*time.Second || folding > 2*time.Second {
+	if (spent > 2*time.Second || folding > 2*time.Second) && !raceEnabled {
 		t.Errorf("folding took %v of CPU, 5 queries and a reference %v", folding, spent)
 	}
 	g.alive(t)

@@ -30,7 +30,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	folioBin = filepath.Join(dir, "folio")
-	if out, err := exec.Command("go", "build", "-o", folioBin, ".").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", folioBin}
+	if raceEnabled {
+		build = append(build, "-race")
+	}
+	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
 		panic(string(out))
 	}
 	code := m.Run()

@@ -66,7 +66,9 @@ type buildError struct {
 	out  string
 }
 
-func (e *buildError) Error() string { return "building " + e.name + ": " + e.err.Error() + ": " + e.out }
+func (e *buildError) Error() string {
+	return "building " + e.name + ": " + e.err.Error() + ": " + e.out
+}
 
 // HTTP starts fakemcp over Streamable HTTP on loopback with args and
 // returns its endpoint; it is killed when the test ends.
