@@ -106,8 +106,10 @@ type Server struct {
 	// unfoldable names the upstream tools warned of once: their answers
 	// cannot fold.
 	unfoldable sync.Map
-	// schemas holds the resolved input schema of each upstream tool, and
-	// invited the tool as advertised with reference arguments.
+	// schemas holds the checker of each upstream tool's input schema, and
+	// invited the tool as advertised with reference arguments: both are
+	// emptied when the catalog changes, so that they hold no more than
+	// the catalogs in use.
 	schemas, invited sync.Map
 }
 
@@ -156,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 	s.addResources()
 	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.holdAnswers, s.toolAccess, s.substitute, s.upstreamTools)
 	if cfg.Gateway != nil {
-		cfg.Gateway.Watch(s.tellDrift)
+		cfg.Gateway.Watch(s.catalogChanged)
 	}
 	s.mcp.AddSendingMiddleware(s.guardNotifications)
 	return s, nil

@@ -141,6 +141,16 @@ func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstrea
 	return c, nil
 }
 
+// catalogChanged empties what is derived from the tools of the catalogs
+// before (and the tools warned of, which warn again once), and tells the
+// sessions whose tools differ.
+func (s *Server) catalogChanged(now *upstream.Catalog) {
+	s.schemas.Clear()
+	s.invited.Clear()
+	s.unfoldable.Clear()
+	s.tellDrift(now)
+}
+
 // tellDrift sends each session whose tools differ from the gateway's new
 // catalog one warning naming the upstreams and the tools added, removed
 // or changed. The session keeps its tools; a new session gets the new

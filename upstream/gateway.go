@@ -177,7 +177,8 @@ const RefreshInterval = time.Second
 // the cached ones), and the catalog follows what they advertise (see
 // Watch). The cache is rewritten for the next start after each round; its
 // entries of unconfigured upstreams are dropped. ctx ends the gateway's
-// background work; Close ends its connections. Servers whose names are
+// background work; Close ends it too, and its connections. Servers whose
+// names are
 // ambiguous prefixes (see CheckNames) are an error; nothing an upstream
 // advertises, now or in the cache, is: a tool that cannot be offered is
 // left out, logged.
@@ -294,7 +295,12 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server) {
 	}
 	catalog, problems := newCatalog(g.servers, g.entries)
 	changed := g.catalog == nil || !catalog.same(g.catalog)
-	g.catalog = catalog
+	if changed {
+		// An unchanged catalog stays the one catalog, its tools the
+		// same values, so that what is derived from them stays too.
+		g.catalog = catalog
+	}
+	catalog = g.catalog
 	watchers := slices.Clone(g.watchers)
 	g.mu.Unlock()
 	g.logProblems(problems, discovered)

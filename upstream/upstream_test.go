@@ -308,3 +308,58 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRefreshCoalesces: however often an upstream asks to be discovered
+// again, one discovery runs and one waits; an unchanged catalog stays the
+// same catalog.
+func TestRefreshCoalesces(t *testing.T) {
+	dir := t.TempDir()
+	lists := filepath.Join(dir, "lists")
+	s := Server{Name: "up", Transport: Stdio, Command: upstreamtest.Raw(t), Args: []string{"-lists", lists,
+		"-tools", `[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]`}}
+	g, err := Start(context.Background(), []Server{s}, Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	first, err := g.Catalog(context.Background())
+	if err != nil || len(first.Tools) != 2 {
+		t.Fatalf("%v %v", first, err)
+	}
+	l := g.links["up"]
+	var rounds int
+	g.Watch(func(*Catalog) { rounds++ })
+	count := func() int {
+		b, _ := os.ReadFile(lists)
+		return strings.Count(string(b), "\n")
+	}
+	for i := 0; count() < 2; i++ { // the two start-up rounds
+		if i == 400 {
+			t.Fatal("no start-up discoveries")
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	before := count()
+	for range 1000 {
+		g.refresh(context.Background(), l)
+	}
+	for i := 0; ; i++ {
+		l.refreshMu.Lock()
+		busy := l.refreshing
+		l.refreshMu.Unlock()
+		if !busy {
+			break
+		}
+		if i == 400 {
+			t.Fatal("the discoveries did not end")
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if n := count() - before; n != 2 {
+		t.Errorf("1,000 asks made %d discoveries, want 2 (one ran, one waited)", n)
+	}
+	now, _ := g.Catalog(context.Background())
+	if now != first || rounds != 0 {
+		t.Errorf("an unchanged upstream changed the catalog (%d changes)", rounds)
+	}
+}
