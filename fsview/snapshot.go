@@ -93,6 +93,7 @@ type Room struct {
 	mu       sync.Mutex
 	size     int64 // held of the gate
 	lent     int64 // of size, lent to the windows of snapshots
+	reserved bool  // the next reads are made on the room (see Reserve)
 	released bool
 }
 
@@ -110,13 +111,17 @@ func (v *FS) KeepRoom(ctx context.Context, copies int) (context.Context, *Room) 
 // Reserve says that a read of up to read bytes under ctx is about to
 // become an answer of up to answer bytes (a page): when ctx carries a
 // Room, the room of the read and of the answer's copies is taken at once,
-// before either is made (waiting for it, or for ctx to end), and the read
-// is made on it. Without a Room it does nothing.
+// before either is made (waiting for it, or for ctx to end), and the reads
+// that follow under ctx are made on it (a window larger than was reserved
+// takes the rest first). Without a Room it does nothing.
 func Reserve(ctx context.Context, read, answer int64) error {
 	r, _ := ctx.Value(roomKey{}).(*Room)
 	if r == nil {
 		return nil
 	}
+	r.mu.Lock()
+	r.reserved = true
+	r.mu.Unlock()
 	return r.Take(ctx, read+answer*r.copies)
 }
 
@@ -162,6 +167,24 @@ func (r *Room) Take(ctx context.Context, n int64) error {
 		return err
 	}
 	r.add(whole)
+	return nil
+}
+
+// borrow lends n bytes of r's reserve to a window, taking first what the
+// reserve lacks (the file grew since it was reserved), as Take does.
+func (r *Room) borrow(ctx context.Context, n int64) error {
+	if r.lend(n) {
+		return nil
+	}
+	r.mu.Lock()
+	short := n - (r.size - r.lent)
+	r.mu.Unlock()
+	if err := r.Take(ctx, short); err != nil {
+		return err
+	}
+	if !r.lend(n) {
+		return fmt.Errorf("a window of %d bytes is read on a room that holds another", n)
+	}
 	return nil
 }
 
@@ -237,7 +260,11 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 		}
 		room := min(window, v.shared.memorySize)
 		s.gate, s.room = v.shared.gate, room
-		if r, _ := ctx.Value(roomKey{}).(*Room); r != nil && r.gate == s.gate && r.lend(room) {
+		if r, _ := ctx.Value(roomKey{}).(*Room); r != nil && r.gate == s.gate && r.reserved {
+			if err := r.borrow(ctx, room); err != nil {
+				s.room = 0
+				return err
+			}
 			s.lent = r
 		} else if err := v.shared.gate.Acquire(ctx, room); err != nil {
 			s.room = 0
