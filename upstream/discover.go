@@ -105,8 +105,8 @@ func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 	return entryOf(ctx, s, cs)
 }
 
-// entryOf lists the tools of s (every page) over the session cs, as a
-// cache entry.
+// entryOf lists the tools of s (every page, up to one more than MaxTools)
+// over the session cs, as a cache entry.
 func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
@@ -117,6 +117,11 @@ func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error
 			return Entry{}, fmt.Errorf("upstream %s: tools/list: %w", s.Name, err)
 		}
 		e.Tools = append(e.Tools, tool)
+		if len(e.Tools) > MaxTools {
+			// One more than are offered says there were more; an
+			// upstream that pages on without end stops here.
+			break
+		}
 	}
 	return e, nil
 }

@@ -66,7 +66,7 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 		defs := map[string]*mcp.Tool{}
 		for i, t := range e.Tools {
 			if i == MaxTools {
-				errs = append(errs, fmt.Errorf("server %q advertises %d tools: the %d after the first %d are not offered", s.Name, len(e.Tools), len(e.Tools)-MaxTools, MaxTools))
+				errs = append(errs, fmt.Errorf("server %q advertises more than %d tools: only the first %d are offered", s.Name, MaxTools, MaxTools))
 				break
 			}
 			if err := checkTool(t); err != nil {

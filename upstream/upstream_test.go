@@ -363,3 +363,20 @@ func TestRefreshCoalesces(t *testing.T) {
 		t.Errorf("an unchanged upstream changed the catalog (%d changes)", rounds)
 	}
 }
+
+// TestCatalogBounds: past MaxTools, an upstream's tools are left out, and
+// so is one defined in more than MaxToolBytes.
+func TestCatalogBounds(t *testing.T) {
+	object := json.RawMessage(`{"type":"object"}`)
+	var tools []*mcp.Tool
+	for i := range MaxTools + 500 {
+		tools = append(tools, &mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: object})
+	}
+	tools[0].Description = strings.Repeat("d", MaxToolBytes)
+	s := Server{Name: "many"}
+	c, problems := newCatalog([]Server{s}, map[string]Entry{"many": {Tools: tools}})
+	if len(c.Tools) != MaxTools-1 || len(problems["many"]) != 2 ||
+		!strings.Contains(problems["many"][1].Error(), "more than 1000 tools") || !strings.Contains(problems["many"][0].Error(), `tool "t0" is defined in`) {
+		t.Errorf("%d tools offered; problems %v", len(c.Tools), problems)
+	}
+}
