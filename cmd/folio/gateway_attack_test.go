@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/upstreamtest"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // The gateway under attack, through the real binary: hostile upstreams
@@ -289,6 +290,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		"big": map[string]any{"command": raw, "args": []string{"-answer", "12000000"}},
 	}
 	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query"}
+	started := time.Now()
 	g := serveGateway(t, dir, servers, nil)
 	if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -313,8 +315,10 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		n = strings.Count(string(b), "\n")
 	}
 	threads := procStatus(t, g.cmd.Process.Pid, "Threads")
-	t.Logf("12,000 list_changed: %d tools/list, %d threads", n, threads)
-	if (n > 8 && !raceEnabled) || threads > 64 {
+	// Two rounds at start-up, then one a second at most, and one waiting.
+	most := 3 + int(time.Since(started)/upstream.RefreshInterval)
+	t.Logf("12,000 list_changed: %d tools/list (at most %d), %d threads", n, most, threads)
+	if n > most || threads > 64 {
 		t.Errorf("12,000 list_changed: %d tools/list, %d threads", n, threads)
 	}
 	g.alive(t)
