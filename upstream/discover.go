@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,9 +16,13 @@ import (
 
 // Connect starts (stdio) or connects to (HTTP) the upstream s as client,
 // and returns the initialized session. ctx bounds the connection's life:
-// when it ends, a stdio server's process is killed (closing the session
-// first lets it exit on its own).
-func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSession, error) {
+// when it ends, a stdio server's process group is killed (closing the
+// session first lets it exit on its own, see TerminateWait). What is worth
+// telling of the upstream (a banner line it printed) goes to log.
+func Connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger) (*mcp.ClientSession, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	var t mcp.Transport
 	switch s.Transport {
 	case Stdio:
@@ -27,7 +32,7 @@ func Connect(ctx context.Context, s Server, client *mcp.Client) (*mcp.ClientSess
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Dir = s.Cwd
-		t = &mcp.CommandTransport{Command: cmd}
+		t = &stdioTransport{cmd: cmd, name: s.Name, log: log}
 	case HTTP:
 		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
 	case SSE:
@@ -97,7 +102,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // all within ctx, and returns the cache entry of what it found. version
 // is folio's, given to the upstream as the client's.
 func Discover(ctx context.Context, s Server, version string) (Entry, error) {
-	cs, err := Connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil))
+	cs, err := Connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), nil)
 	if err != nil {
 		return Entry{}, err
 	}

@@ -192,7 +192,7 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	g := &Gateway{log: opt.Logger, opt: opt, servers: servers, links: map[string]*link{}, ready: make(chan struct{}), entries: map[string]Entry{}}
 	ctx, g.stop = context.WithCancel(ctx)
 	for _, s := range servers {
-		l := &link{server: s}
+		l := &link{server: s, log: g.log}
 		l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
 			ProgressNotificationHandler: g.forwardProgress,
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -463,16 +463,19 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 	r.send(&p)
 }
 
-// Close ends the discoveries running in the background, waits for them,
-// and ends every connection.
+// Close ends the discoveries running in the background and every
+// connection, all at once, and waits for them: a stdio upstream's process
+// group is gone when it returns (see TerminateWait).
 func (g *Gateway) Close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
 	g.stop()
+	var wg sync.WaitGroup
 	for _, l := range g.links {
-		l.close()
+		wg.Go(l.close) // all at once: each may wait for its process
 	}
+	wg.Wait()
 	g.work.Wait()
 }
 
@@ -480,6 +483,7 @@ func (g *Gateway) Close() {
 type link struct {
 	server Server
 	client *mcp.Client
+	log    *slog.Logger
 
 	// refreshMu guards refreshing (a discovery asked for by the upstream
 	// runs) and again (another is asked for after it).
@@ -508,7 +512,7 @@ func (l *link) session(ctx context.Context, timeout time.Duration) (*mcp.ClientS
 	life, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(timeout, cancel)
 	given := context.AfterFunc(ctx, cancel)
-	cs, err := Connect(life, l.server, l.client)
+	cs, err := Connect(life, l.server, l.client, l.log)
 	if inTime, wanted := timer.Stop(), given(); (!inTime || !wanted) && err == nil {
 		cs.Close()
 		err = fmt.Errorf("upstream %s did not start within %v", l.server.Name, timeout)

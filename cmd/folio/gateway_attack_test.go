@@ -510,3 +510,67 @@ func TestAnswersHoldReadMemory(t *testing.T) {
 	}
 	peakRSS(t, pid)
 }
+
+// alivePID reports whether process pid is running (a zombie is not).
+func alivePID(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	return f[0] != "Z" && f[0] != "X"
+}
+
+// TestUpstreamsEndWithFolio: whichever way folio ends, on its client's
+// end of stdin or on SIGTERM, every upstream process ends with it: one
+// that exits when its stdin closes, one that ignores that and SIGTERM
+// too, and the children they started. An upstream that prints a banner
+// before it speaks MCP is served all the same.
+func TestUpstreamsEndWithFolio(t *testing.T) {
+	raw := upstreamtest.Raw(t)
+	for _, how := range []string{"stdin closed", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			pids := filepath.Join(dir, "pids")
+			g := serveGateway(t, dir, map[string]any{
+				"polite":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-child"}},
+				"stubborn": map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-child", "-stubborn"}},
+				"banner":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-banner", "Secure MCP Filesystem Server running on stdio"}},
+			}, nil)
+			want := []string{"banner__echo", "grep", "list", "polite__echo", "read", "result_query", "stubborn__echo"}
+			if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+				t.Fatalf("tools %v, want %v\n%s", got, want, g.stderr)
+			}
+			if text, isErr := callText(t, g.cs, "banner__echo", nil); isErr || text != strings.Repeat("x", 10) {
+				t.Errorf("the server with a banner: %s", text)
+			}
+			if !strings.Contains(g.stderr.String(), "Secure MCP Filesystem Server running on stdio") {
+				t.Error("the banner was not logged")
+			}
+			b, _ := os.ReadFile(pids)
+			var running []int
+			for _, f := range strings.Fields(string(b)) {
+				pid, _ := strconv.Atoi(f)
+				running = append(running, pid)
+			}
+			if len(running) != 5 {
+				t.Fatalf("pids %v", running)
+			}
+			start := time.Now()
+			if how == "SIGTERM" {
+				g.cmd.Process.Signal(syscall.SIGTERM)
+			}
+			g.cs.Close() // closes folio's stdin, and waits for it to exit
+			t.Logf("folio exited %v after it was let go", time.Since(start).Round(time.Millisecond))
+			if code := g.cmd.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("folio exited with %d\n%s", code, g.stderr)
+			}
+			for _, pid := range running {
+				if alivePID(pid) {
+					t.Errorf("process %d outlived folio", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -137,8 +138,10 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	closeGateway := func() {}
 	if gateway != nil {
-		defer gateway.Close()
+		closeGateway = sync.OnceFunc(gateway.Close)
+		defer closeGateway()
 	}
 	pageFormat, _ := pager.ParseFormat(c.String("page-format")) // checked by serveAction
 	srv, err := mcpserver.New(mcpserver.Config{
@@ -167,6 +170,10 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	watching := make(chan error, 1)
 	go func() { watching <- srv.Watch(ctx) }()
 	defer func() { stop(); <-watching }()
+	// The upstreams end first, while a signal is still folio's to handle:
+	// a client that sends SIGTERM as it leaves must not end folio before
+	// folio ends them.
+	defer closeGateway()
 	log.Info("serving", "roots", fs.Roots(), "tokenizer", counter.Name(), "transport", map[bool]string{true: "http", false: "stdio"}[addr != ""])
 	if addr == "" {
 		return srv.RunStdio(ctx)

@@ -6,7 +6,9 @@
 // that many tools/list_changed notifications once initialized; -lists
 // appends a line to a file at each tools/list; -spoof makes each call send
 // progress under the token another server wrote to a file, and under
-// guessed tokens, for as long as -spoof-for.
+// guessed tokens, for as long as -spoof-for. -banner prints a line that is
+// not JSON-RPC first; -child starts a child process, -stubborn ignores
+// SIGTERM and the end of stdin, -pidfile records the pids.
 package main
 
 import (
@@ -16,8 +18,11 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -29,7 +34,35 @@ func main() {
 	lists := flag.String("lists", "", "append a line to this file at each tools/list")
 	spoof := flag.String("spoof", "", "on each call, send progress under the token this file holds, and under guessed ones")
 	spoofFor := flag.Duration("spoof-for", time.Second, "how long a call spoofs progress")
+	banner := flag.String("banner", "", "print this line on stdout before speaking MCP")
+	pidFile := flag.String("pidfile", "", "append this process's pid, and its child's, to this file")
+	child := flag.Bool("child", false, "start a child process (sleep) that lives as long as it is let")
+	stubborn := flag.Bool("stubborn", false, "ignore SIGTERM and the end of stdin: only SIGKILL ends it")
 	flag.Parse()
+	if *stubborn {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	pids := []int{os.Getpid()}
+	if *child {
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			log.Fatal(err)
+		}
+		pids = append(pids, c.Process.Pid)
+	}
+	if *pidFile != "" {
+		f, err := os.OpenFile(*pidFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, pid := range pids {
+			fmt.Fprintln(f, pid)
+		}
+		f.Close()
+	}
+	if *banner != "" {
+		fmt.Println(*banner)
+	}
 
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
@@ -51,6 +84,9 @@ func main() {
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
+			if *stubborn {
+				time.Sleep(time.Hour)
+			}
 			return
 		}
 		var msg struct {
