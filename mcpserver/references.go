@@ -50,6 +50,7 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		refs := s.callReferences(call, c)
 		changed, counted := false, 0
+		substituted := map[string]string{} // argument → the X_uri it came from
 		var missing []string
 		for _, key := range slices.Sorted(maps.Keys(args)) {
 			name, isRef := strings.CutSuffix(key, uriSuffix)
@@ -90,12 +91,14 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			delete(args, key)
 			changed = true
+			substituted[name] = key
 		}
 		if len(missing) > 0 {
 			return referenceNotFound(missing), nil
 		}
 		if changed {
 			call.Params.Arguments, _ = json.Marshal(args)
+			ctx = context.WithValue(ctx, substitutedKey{}, substituted)
 		}
 		return next(ctx, method, req)
 	}
@@ -218,18 +221,32 @@ func isNotFound(err error) bool {
 	return errors.Is(err, fsview.ErrNotFound)
 }
 
-// referenceNotFound is the tool error of references that do not resolve.
+// substitutedKey is where substitute leaves, for the stages after it, the
+// arguments it made from references: argument X → "X_uri".
+type substitutedKey struct{}
+
+// missingShown is how many missing references an error names.
+const missingShown = 10
+
+// referenceNotFound is the tool error of references that do not resolve:
+// the first missingShown of them, and how many there were.
 func referenceNotFound(missing []string) *mcp.CallToolResult {
 	var body struct {
 		Error struct {
 			Code        string   `json:"code"`
 			Message     string   `json:"message"`
 			MissingURIs []string `json:"missing_uris"`
+			Missing     int      `json:"missing,omitempty"`
 		} `json:"error"`
 	}
 	body.Error.Code = toolerr.CodeReferenceNotFound
 	body.Error.Message = "a reference passed as an argument is unknown or has expired (or is not this session's): run the tool that made it again, and pass its new uri; the tool was not called"
-	body.Error.MissingURIs = missing
+	for _, uri := range missing[:min(len(missing), missingShown)] {
+		body.Error.MissingURIs = append(body.Error.MissingURIs, cutURI(uri))
+	}
+	if len(missing) > missingShown {
+		body.Error.Missing = len(missing)
+	}
 	b, _ := json.Marshal(body)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }
@@ -296,12 +313,21 @@ func typeOf(p map[string]any) string {
 	return t
 }
 
+// cutURI is a URI cut short for a message.
+func cutURI(uri string) string {
+	if r := []rune(uri); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return uri
+}
+
 // checkArgs checks the arguments of a call (after substitution) against
-// the upstream's own input schema: invalid_argument, naming the field,
+// the upstream's own input schema: invalid_argument, saying where and why
+// (and, for an argument made from a reference, which), never the value,
 // when they do not fit. A schema folio cannot judge within its bounds
 // (see package schema) is passed over, and logged once: the upstream
 // judges.
-func (s *Server) checkArgs(def *mcp.Tool, args json.RawMessage) error {
+func (s *Server) checkArgs(ctx context.Context, def *mcp.Tool, args json.RawMessage) error {
 	v, ok := s.schemas.Load(def)
 	if !ok {
 		raw, err := json.Marshal(def.InputSchema)
@@ -330,8 +356,16 @@ func (s *Server) checkArgs(def *mcp.Tool, args json.RawMessage) error {
 		s.log.Debug("arguments not checked: the upstream judges them", "tool", def.Name, "err", err)
 		return nil
 	}
+	var inv *schema.Invalid
+	if errors.As(err, &inv) && inv.Property != "" {
+		refs, _ := ctx.Value(substitutedKey{}).(map[string]string)
+		if ref, ok := refs[inv.Property]; ok {
+			return toolerr.New(toolerr.CodeInvalidArgument, "%s, the value %s refers to, does not fit %s's input schema %v; pass a reference to a value that does (a part of an answer, by a JSON pointer fragment); the tool was not called", inv.Property, ref, def.Name, err)
+		}
+		return toolerr.New(toolerr.CodeInvalidArgument, "argument %s does not fit %s's input schema %v; the tool was not called", inv.Property, def.Name, err)
+	}
 	if err != nil {
-		return toolerr.New(toolerr.CodeInvalidArgument, "the arguments do not fit %s's input schema: %v; the tool was not called", def.Name, err)
+		return toolerr.New(toolerr.CodeInvalidArgument, "the arguments do not fit %s's input schema %v; the tool was not called", def.Name, err)
 	}
 	return nil
 }

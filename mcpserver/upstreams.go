@@ -68,7 +68,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
 			}
 		}
-		if err := s.checkArgs(tool.Def, call.Params.Arguments); err != nil {
+		if err := s.checkArgs(ctx, tool.Def, call.Params.Arguments); err != nil {
 			return s.toolError(err)
 		}
 		// Of the call's _meta only the progress token goes on (the

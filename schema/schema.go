@@ -83,8 +83,8 @@ func Compile(raw []byte) (c *Checker, err error) {
 }
 
 // Validate judges the JSON value instance: nil when the schema admits it,
-// an error saying why not when it does not, or an error wrapping
-// ErrCannotJudge when checking it would cost over MaxCost.
+// an *Invalid saying where and why not when it does not, or an error
+// wrapping ErrCannotJudge when checking it would cost over MaxCost.
 func (c *Checker) Validate(instance []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -104,7 +104,64 @@ func (c *Checker) Validate(instance []byte) (err error) {
 	if err := json.Unmarshal(instance, &v); err != nil {
 		return err
 	}
-	return c.resolved.Validate(v)
+	if err := c.resolved.Validate(v); err != nil {
+		return invalid(err.Error())
+	}
+	return nil
+}
+
+// Invalid is the error of a value that a schema does not admit: where in
+// the value, and why, in a few words, never the value itself (it may be
+// large, and it is the caller's to show).
+type Invalid struct {
+	// At is a JSON pointer into the schema ("root" for the whole).
+	At string
+	// Why is what the schema wants there.
+	Why string
+	// Property is the top-level property of the value that does not
+	// fit, when the schema says which ("" when not).
+	Property string
+}
+
+func (e *Invalid) Error() string { return "at " + e.At + ": " + e.Why }
+
+// invalidWhy bounds the length of Invalid.Why.
+const invalidWhy = 200
+
+// invalid reads the validator's message ("validating root: validating
+// /properties/rows: type: <the value> has type "object", want "array"")
+// as an Invalid, without the value.
+func invalid(msg string) *Invalid {
+	e := &Invalid{At: "root"}
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		at, after, found := strings.Cut(rest, ": ")
+		if !ok || !found || strings.ContainsAny(at, " ") {
+			break
+		}
+		if p, ok := strings.CutPrefix(at, "/properties/"); ok && e.Property == "" && !strings.Contains(p, "/") {
+			e.Property = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
+		}
+		e.At, msg = at, after
+	}
+	if detail, ok := strings.CutPrefix(msg, "type: "); ok {
+		if i := strings.LastIndex(detail, " has type "); i >= 0 {
+			e.Why = "found " + strings.Replace(detail[i+len(" has type "):], ", want ", ", want a value of type ", 1)
+			e.Why = cutMiddle(e.Why, invalidWhy)
+			return e
+		}
+	}
+	e.Why = cutMiddle(msg, invalidWhy)
+	return e
+}
+
+// cutMiddle cuts s to at most n runes, keeping its start and end.
+func cutMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n/2]) + " … " + string(r[len(r)-n/2:])
 }
 
 // measure is how deep the JSON values of data nest, and about how many

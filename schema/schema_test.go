@@ -82,6 +82,17 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: %v, want ok=%v", tc.value, err, tc.ok)
 		}
 	}
+	// What does not fit says where and why, never the value.
+	for value, want := range map[string][2]string{
+		`{"a":{"x":"` + strings.Repeat("v", 5000) + `"}}`: {`at /properties/a: found "object", want a value of type "string"`, "a"},
+		`{"a":"x","n":"` + strings.Repeat("v", 5000) + `"}`: {`at /$defs/count: found "string", want a value of type "integer"`, "n"},
+	} {
+		err := c.Validate([]byte(value))
+		var inv *Invalid
+		if !errors.As(err, &inv) || err.Error() != want[0] || inv.Property != want[1] {
+			t.Errorf("%.40s: %v (property %q), want %s", value, err, inv.Property, want)
+		}
+	}
 	// A value too costly to check against the schema is not judged.
 	big := []byte(`{"a":"x","list":[` + strings.Repeat("1,", MaxCost/c.unfolded) + `1]}`)
 	if err := c.Validate(big); !errors.Is(err, ErrCannotJudge) {

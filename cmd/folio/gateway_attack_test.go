@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/upstreamtest"
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -439,6 +440,22 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	}
 	if text, isErr := callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": rows}); isErr || text != "rows 100 sum 5000" {
 		t.Errorf("100 references to rows: %s", text)
+	}
+	// A reference to a value of the wrong type: the error says which, and
+	// what was found and wanted, in a few tokens, never the value.
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": "mcp+cache://" + series})
+	if !isErr || !strings.Contains(text, `data, the value data_uri refers to, does not fit`) || !strings.Contains(text, `found \"object\", want a value of type \"array\"`) ||
+		strings.Contains(text, "2026-11-30") || counter.Count(text) > 300 {
+		t.Errorf("a reference to an object for an array (%d tokens): %.600s", counter.Count(text), text)
+	}
+	missing := slices.Repeat([]string{"mcp+cache://AAAAAAAAAAAAAAAAAAAAAA#/" + strings.Repeat("x", 500)}, 1000)
+	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": missing})
+	if !isErr || !strings.Contains(text, "reference_not_found") || !strings.Contains(text, `"missing":1000`) || counter.Count(text) > 300 {
+		t.Errorf("1,000 missing references (%d tokens): %.600s", counter.Count(text), text)
 	}
 
 	g.alive(t)
