@@ -84,7 +84,7 @@ func TestValidate(t *testing.T) {
 	}
 	// What does not fit says where and why, never the value.
 	for value, want := range map[string][2]string{
-		`{"a":{"x":"` + strings.Repeat("v", 5000) + `"}}`: {`at /properties/a: found "object", want a value of type "string"`, "a"},
+		`{"a":{"x":"` + strings.Repeat("v", 5000) + `"}}`:   {`at /properties/a: found "object", want a value of type "string"`, "a"},
 		`{"a":"x","n":"` + strings.Repeat("v", 5000) + `"}`: {`at /$defs/count: found "string", want a value of type "integer"`, "n"},
 	} {
 		err := c.Validate([]byte(value))
