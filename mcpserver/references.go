@@ -22,9 +22,10 @@ import (
 // place of X.
 const uriSuffix = "_uri"
 
-// substitute replaces, on every tools/call (folio's own tools and
-// upstream ones), each argument X_uri whose value is a reference, or an
-// array of them, by the argument X holding the values referred to:
+// substitute replaces, on a call of an upstream tool, each argument X_uri
+// that folio added to the tool's advertised schema (see referable) whose
+// value is a reference, or an array of them, by the argument X holding the
+// values referred to:
 // mcp+cache:// references (a folded answer, or a part of it by its JSON
 // pointer fragment, for the caller's session and subject only) and
 // file:// URIs of files the caller may read (their text). Other values of
@@ -44,6 +45,10 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		if json.Unmarshal(call.Params.Arguments, &args) != nil {
 			return next(ctx, method, req)
 		}
+		allowed, err := s.referenceArgs(ctx, call)
+		if err != nil || len(allowed) == 0 {
+			return next(ctx, method, req)
+		}
 		c, err := s.caller(ctx, call.Extra)
 		if err != nil {
 			return nil, err
@@ -54,7 +59,7 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		var missing []string
 		for _, key := range slices.Sorted(maps.Keys(args)) {
 			name, isRef := strings.CutSuffix(key, uriSuffix)
-			if !isRef || name == "" {
+			if _, ok := allowed[name]; !isRef || !ok {
 				continue
 			}
 			uris, many := references(args[key])
@@ -102,6 +107,29 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// referenceArgs is what substitute may fill in on call: for a tool of the
+// caller's upstream catalog, the arguments folio invites references for
+// (none with NoReferenceArgs); folio's own tools declare none.
+func (s *Server) referenceArgs(ctx context.Context, call *mcp.CallToolRequest) (map[string]string, error) {
+	if s.cfg.Gateway == nil || s.cfg.NoReferenceArgs || !strings.Contains(call.Params.Name, "__") {
+		return nil, nil
+	}
+	catalog, err := s.sessionCatalog(ctx, call.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	tool, ok := catalog.Lookup(call.Params.Name)
+	if !ok {
+		return nil, nil
+	}
+	v, ok := s.referables.Load(tool.Def)
+	if !ok {
+		_, props := inputProperties(tool.Def)
+		v, _ = s.referables.LoadOrStore(tool.Def, referable(props))
+	}
+	return v.(map[string]string), nil
 }
 
 // references reads an argument's value as one reference or an array of
@@ -252,39 +280,24 @@ func referenceNotFound(missing []string) *mcp.CallToolResult {
 }
 
 // inviteReferences is the tool as folio advertises it: beside each
-// top-level input property X of type array, object or string that has no
-// X_uri sibling, an X_uri that takes a reference (an array of them, for an
-// array), and a required X becomes "X or X_uri". The upstream's own schema
-// is untouched: calls are checked against it after substitution.
+// top-level input property X that referable names, an X_uri that takes a
+// reference (an array of them, for an array), and a required X becomes "X
+// or X_uri". The upstream's own schema is untouched: calls are checked
+// against it after substitution.
 func inviteReferences(def *mcp.Tool) *mcp.Tool {
-	raw, err := json.Marshal(def.InputSchema)
-	if err != nil {
-		return def
-	}
-	var schema map[string]any
-	if json.Unmarshal(raw, &schema) != nil {
-		return def
-	}
-	props, _ := schema["properties"].(map[string]any)
-	if len(props) == 0 {
+	schema, props := inputProperties(def)
+	refs := referable(props)
+	if len(refs) == 0 {
 		return def
 	}
 	required, _ := schema["required"].([]any)
 	var either []any
-	names := slices.Sorted(maps.Keys(props))
-	for _, name := range names {
-		p, _ := props[name].(map[string]any)
-		if _, has := props[name+uriSuffix]; has || p == nil {
-			continue
-		}
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
 		var ref map[string]any
-		switch typeOf(p) {
-		case "array":
+		if refs[name] == "array" {
 			ref = map[string]any{"type": []any{"string", "array"}, "items": map[string]any{"type": "string"}}
-		case "object", "string":
+		} else {
 			ref = map[string]any{"type": "string"}
-		default:
-			continue
 		}
 		ref["description"] = "reference (mcp+cache:// or file://) in place of " + name
 		props[name+uriSuffix] = ref
@@ -305,6 +318,42 @@ func inviteReferences(def *mcp.Tool) *mcp.Tool {
 	invited := *def
 	invited.InputSchema = schema
 	return &invited
+}
+
+// inputProperties is a copy of the tool's input schema, and its
+// top-level properties (nil when it has none).
+func inputProperties(def *mcp.Tool) (map[string]any, map[string]any) {
+	raw, err := json.Marshal(def.InputSchema)
+	if err != nil {
+		return nil, nil
+	}
+	var schema map[string]any
+	if json.Unmarshal(raw, &schema) != nil {
+		return nil, nil
+	}
+	props, _ := schema["properties"].(map[string]any)
+	return schema, props
+}
+
+// referable names the top-level input properties X that folio invites
+// references for, with their types: those of type array, object or
+// string that have no X_uri of their own and are no X_uri themselves
+// (doc_uri gets no doc_uri_uri). Only these are substituted on a
+// call of the tool: any other argument, an X_uri the upstream declares
+// itself say, reaches it as it was sent.
+func referable(props map[string]any) map[string]string {
+	out := map[string]string{}
+	for name, v := range props {
+		p, _ := v.(map[string]any)
+		if _, has := props[name+uriSuffix]; has || p == nil || strings.HasSuffix(name, uriSuffix) {
+			continue
+		}
+		switch t := typeOf(p); t {
+		case "array", "object", "string":
+			out[name] = t
+		}
+	}
+	return out
 }
 
 // typeOf is a schema's one type, or "" when it has none or several.

@@ -238,6 +238,43 @@ func TestReferenceSchemas(t *testing.T) {
 	}
 }
 
+// TestUpstreamsOwnURIArguments: an upstream's own X_uri argument is its
+// own: advertised as it is (no X_uri_uri), and passed on as sent, a file
+// URI included. Only the X_uri folio adds is substituted, and not at all
+// with --no-reference-args.
+func TestUpstreamsOwnURIArguments(t *testing.T) {
+	e, url, _, tokens := refsEnv(t, serverOpts{})
+	_, plainURL, _, plainTokens := refsEnv(t, serverOpts{noReferenceArgs: true})
+	doc := e.write(t, "docs/doc.txt", "the doc\n") // its file:// URI
+	cs := dialHTTP(t, url, tokens["alice"], nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "dst__cite" {
+			if schema := string(mustJSON(tool.InputSchema)); strings.Contains(schema, "doc_uri_uri") || !strings.Contains(schema, `"note_uri"`) {
+				t.Errorf("dst__cite is advertised with %s", schema)
+			}
+		}
+	}
+	args := map[string]any{"doc_uri": doc, "note": "n"}
+	if r := call(t, cs, "dst__cite", args); r.isError || r.text != string(mustJSON(args)) {
+		t.Errorf("its own doc_uri: %s", r.text)
+	}
+	// Folio's own note_uri is substituted; the doc_uri beside it is not.
+	if r := call(t, cs, "dst__cite", map[string]any{"doc_uri": doc, "note_uri": doc}); r.isError ||
+		r.text != string(mustJSON(map[string]any{"doc_uri": doc, "note": "the doc\n"})) {
+		t.Errorf("note_uri beside doc_uri: %s", r.text)
+	}
+	// --no-reference-args: nothing is substituted; the upstream's schema
+	// judges what was sent.
+	plain := dialHTTP(t, plainURL, plainTokens["alice"], nil)
+	if r := call(t, plain, "dst__ingest", map[string]any{"data_uri": doc}); !r.isError || !strings.Contains(r.text, "invalid_argument") {
+		t.Errorf("data_uri with --no-reference-args: %s", r.text)
+	}
+}
+
 // TestReferenceResources: resources/read of a reference gives the JSON it
 // names to its owner, refuses one too large to send whole, and finds
 // nothing for another caller.

@@ -106,11 +106,11 @@ type Server struct {
 	// unfoldable names the upstream tools warned of once: their answers
 	// cannot fold.
 	unfoldable sync.Map
-	// schemas holds the checker of each upstream tool's input schema, and
-	// invited the tool as advertised with reference arguments: both are
-	// emptied when the catalog changes, so that they hold no more than
-	// the catalogs in use.
-	schemas, invited sync.Map
+	// schemas holds the checker of each upstream tool's input schema,
+	// invited the tool as advertised with reference arguments, and
+	// referables the arguments those are for: all are emptied when the
+	// catalog changes, so that they hold no more than the catalogs in use.
+	schemas, invited, referables sync.Map
 }
 
 // New builds the server with its tools and resources.

@@ -147,6 +147,7 @@ func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstrea
 func (s *Server) catalogChanged(now *upstream.Catalog) {
 	s.schemas.Clear()
 	s.invited.Clear()
+	s.referables.Clear()
 	s.unfoldable.Clear()
 	s.tellDrift(now)
 }

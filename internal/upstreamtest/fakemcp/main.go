@@ -31,7 +31,7 @@ func main() {
 	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
 	toolsFile := flag.String("toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
 	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications) and block (waits for its cancellation) too")
-	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text) and strict (an output schema a folded answer fails) too")
+	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text), strict (an output schema a folded answer fails) and cite (its own doc_uri) too")
 	callLog := flag.String("calllog", "", "append each call's tool name to this file")
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
 	tokenFile := flag.String("tokenfile", "", "the progress tool writes the progress token it was given to this file")
@@ -163,7 +163,8 @@ func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration
 // answers 240 rows {"t","v"} as JSON text; ingest takes data (an array of
 // rows or numbers) and answers "rows N sum S" of their v (or values);
 // log answers 40 KB of plain text; strict answers structuredContent under
-// an output schema that admits only the whole answer.
+// an output schema that admits only the whole answer; cite, whose doc_uri
+// is its own argument, answers its arguments as it got them.
 func addDataTools(s *mcp.Server) {
 	s.AddTool(&mcp.Tool{Name: "series", Description: "A time series of 240 rows.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -185,6 +186,11 @@ func addDataTools(s *mcp.Server) {
 				sum += r.V
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("rows %d sum %g", len(args.Data), sum)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "cite", Description: "Answers its arguments as it got them.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"doc_uri":{"type":"string"},"note":{"type":"string"}},"required":["doc_uri"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "log", Description: "A long log.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
