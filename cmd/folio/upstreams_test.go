@@ -183,23 +183,11 @@ func TestServeUpstreams(t *testing.T) {
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
 		return dial(t, &mcp.CommandTransport{Command: cmd})
 	}
-	tools := func(cs *mcp.ClientSession) []string {
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
-		}
-		slices.Sort(names)
-		return names
-	}
 	want := []string{"grep", "list", "local__a", "local__b", "read", "remote__x", "result_query"}
 
 	// No cache: discovered at start, the dead one left out.
 	cs := serve()
-	if got := tools(cs); !slices.Equal(got, want) {
+	if got := toolNamesOf(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
 	if text, isErr := callText(t, cs, "local__a", map[string]any{"text": "hi"}); isErr || text != `a {"text":"hi"}` {
@@ -214,7 +202,7 @@ func TestServeUpstreams(t *testing.T) {
 	os.WriteFile(slow, []byte("1s"), 0o644)
 	before, _ := marks(t, mark)
 	cs = serve()
-	if got := tools(cs); !slices.Equal(got, want) {
+	if got := toolNamesOf(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("cached tools %v, want %v", got, want)
 	}
 	if n, _ := marks(t, mark); n != before {
