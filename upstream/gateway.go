@@ -169,13 +169,19 @@ type Options struct {
 // upstream that its tools/list_changed notifications ask for.
 const RefreshInterval = time.Second
 
+// BackgroundDiscoveries is how many upstreams the discovery after
+// start-up starts at once: starting them all would take the machine from
+// the clients that the cached tools are for (twenty Node.js servers
+// booting at once kept a tools/list waiting 400 ms here).
+const BackgroundDiscoveries = 2
+
 // Start holds servers. An upstream with a fresh entry in the cache is
 // offered at once, before any process or connection exists; the others
 // are discovered now, all at once, each within the timeout, and one that
 // fails is logged and left out. Catalog waits for those discoveries.
-// Then every upstream is discovered again in the background (connecting
-// the cached ones), and the catalog follows what they advertise (see
-// Watch). The cache is rewritten for the next start after each round; its
+// Then every upstream is discovered again in the background,
+// BackgroundDiscoveries at a time (connecting the cached ones), and the
+// catalog follows what they advertise (see Watch). The cache is rewritten for the next start after each round; its
 // entries of unconfigured upstreams are dropped. ctx ends the gateway's
 // background work; Close ends it too, and its connections. Servers whose
 // names are
@@ -216,9 +222,15 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	_, problems := newCatalog(servers, g.entries)
 	g.logProblems(problems, servers)
 	g.work.Go(func() {
-		g.rediscover(ctx, missing)
+		if len(missing) > 0 {
+			g.rediscover(ctx, missing, len(missing))
+		} else {
+			g.mu.Lock()
+			g.catalog, _ = newCatalog(servers, g.entries)
+			g.mu.Unlock()
+		}
 		close(g.ready)
-		g.rediscover(ctx, servers)
+		g.rediscover(ctx, servers, BackgroundDiscoveries)
 	})
 	return g, nil
 }
@@ -251,7 +263,7 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 	g.work.Go(func() {
 		for {
 			started := time.Now()
-			g.rediscover(ctx, []Server{l.server})
+			g.rediscover(ctx, []Server{l.server}, 1)
 			l.refreshMu.Lock()
 			if !l.again || ctx.Err() != nil {
 				l.refreshing, l.again = false, false
@@ -268,15 +280,20 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 	})
 }
 
-// rediscover discovers servers, all at once, through their links; takes
-// what they advertise into the catalog (telling the watchers when it
+// rediscover discovers servers, atOnce at a time, through their links;
+// takes what they advertise into the catalog (telling the watchers when it
 // changed), and writes the cache.
-func (g *Gateway) rediscover(ctx context.Context, servers []Server) {
+func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) {
 	found := make([]Entry, len(servers))
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
+	turns := make(chan struct{}, atOnce)
 	for i, s := range servers {
-		wg.Go(func() { found[i], errs[i] = g.discover(ctx, s) })
+		wg.Go(func() {
+			turns <- struct{}{}
+			defer func() { <-turns }()
+			found[i], errs[i] = g.discover(ctx, s)
+		})
 	}
 	wg.Wait()
 	g.mu.Lock()

@@ -1,7 +1,7 @@
 // Command fakemcp is a real go-sdk MCP server for folio's upstream tests:
 // over stdio, or over Streamable HTTP with -http. Its tools (-tools) each
 // answer with their name and arguments; -sleep holds it back before it
-// serves, -hang makes it never answer, -mark records each start, -sleepfile
+// serves, -burn keeps a core busy first, -hang makes it never answer, -mark records each start, -sleepfile
 // makes a start slow without changing the command line.
 package main
 
@@ -26,6 +26,7 @@ func main() {
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
+	burn := flag.Duration("burn", 0, "keep a core busy this long before serving (as a runtime booting does)")
 	hang := flag.Bool("hang", false, "never answer")
 	mark := flag.String("mark", "", "append this process's pid to this file when it is ready to serve")
 	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
@@ -41,6 +42,8 @@ func main() {
 		select {}
 	}
 	time.Sleep(*sleep)
+	for end := time.Now().Add(*burn); time.Now().Before(end); {
+	}
 	if b, err := os.ReadFile(*sleepFile); err == nil {
 		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
 		if err != nil {
