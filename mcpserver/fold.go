@@ -136,15 +136,23 @@ func foldedResult(folded *fold.Folded) *mcp.CallToolResult {
 // foldUpstream folds an upstream tool's answer by the rules of folio's
 // own, when it is one text content that is JSON (or plain text, which
 // folds as a string), or structuredContent with at most a text that
-// repeats it; over the threshold; with an owner; and admitted by the
-// tool's output schema. Anything else (errors, images, audio, resources,
-// several texts) goes as it came. A tool whose output schema refuses the
-// folded form is warned of once.
+// repeats it or that it wraps (as servers on today's SDKs answer: a text,
+// and {"content": that text} under an output schema); over the threshold;
+// with an owner; and admitted by the output schema folio advertises for
+// the tool (see admitFolded). Anything else (errors, images, audio,
+// resources, several texts) goes as it came. A tool whose large answers
+// are sent whole is named once in the log, with the reason.
 func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, c *caller, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if s.cfg.Fold == nil || res == nil || res.IsError {
 		return res
 	}
-	data := foldable(res)
+	data, why := foldable(res)
+	if data == nil {
+		if answerSize(res) > s.cfg.Fold.Threshold() {
+			s.sentWhole(tool, why)
+		}
+		return res
+	}
 	if len(data) <= s.cfg.Fold.Threshold() {
 		return res
 	}
@@ -153,48 +161,97 @@ func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, c *
 		return res
 	}
 	var schema json.RawMessage
-	if tool.OutputSchema != nil {
-		schema, _ = json.Marshal(tool.OutputSchema)
+	if out := s.advertised(tool).OutputSchema; out != nil {
+		schema, _ = json.Marshal(out)
 	}
 	folded, err := s.cfg.Fold.Fold(ctx, owner, data, schema)
 	if err != nil {
-		if _, warned := s.unfoldable.LoadOrStore(tool.Name, true); !warned {
-			s.log.Warn("answers of this tool are sent whole: they could not be folded", "tool", tool.Name, "err", err)
-		}
+		s.sentWhole(tool, err.Error())
 		return res
 	}
 	return foldedResult(folded)
 }
 
-// foldable is the JSON of an answer that may fold, or nil.
-func foldable(res *mcp.CallToolResult) []byte {
+// sentWhole logs, once per tool, why its large answers are sent whole.
+func (s *Server) sentWhole(tool *mcp.Tool, why string) {
+	if _, warned := s.unfoldable.LoadOrStore(tool.Name, true); !warned {
+		s.log.Warn("answers of this tool are sent whole: they could not be folded", "tool", tool.Name, "why", why)
+	}
+}
+
+// foldable is the JSON of an answer that may fold, or nil and why not.
+func foldable(res *mcp.CallToolResult) ([]byte, string) {
 	if res.StructuredContent != nil {
 		data, err := json.Marshal(res.StructuredContent)
 		if err != nil {
-			return nil
+			return nil, "its structuredContent is not JSON"
 		}
 		switch {
 		case len(res.Content) == 0:
-			return data
+			return data, ""
 		case len(res.Content) == 1:
-			if t, ok := res.Content[0].(*mcp.TextContent); ok && sameJSON([]byte(t.Text), data) {
-				return data
+			if t, ok := res.Content[0].(*mcp.TextContent); ok && (sameJSON([]byte(t.Text), data) || wraps(data, t.Text)) {
+				return data, ""
 			}
 		}
-		return nil
+		return nil, "its structuredContent neither repeats nor wraps its one text"
 	}
 	if len(res.Content) != 1 {
-		return nil
+		return nil, "it answers with several contents"
 	}
 	t, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
-		return nil
+		return nil, "it answers with an image, audio or a resource"
 	}
 	if trimmed := bytes.TrimSpace([]byte(t.Text)); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
-		return trimmed
+		return trimmed, ""
 	}
 	data, _ := json.Marshal(t.Text)
-	return data
+	return data, ""
+}
+
+// wraps reports whether the JSON object data has one member, and its
+// value is the string text.
+func wraps(data []byte, text string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || len(m) != 1 {
+		return false
+	}
+	for _, v := range m {
+		var s string
+		return json.Unmarshal(v, &s) == nil && s == text
+	}
+	return false
+}
+
+// foldedForm is the JSON schema of a folded answer as structuredContent.
+const foldedForm = `{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"},"uri":{"type":"string"}},"required":["preview","shape","handle","uri"]}`
+
+// admitFolded is an upstream tool's output schema widened to admit the
+// folded form of its answers too, so that a client that checks
+// structuredContent against the schema folio advertised takes a folded
+// answer: {"type":"object","anyOf":[the schema, the folded form]}, with
+// the schema's definitions moved up to the root, where its references
+// look for them. A schema that is not a JSON object stays as it is.
+func admitFolded(schema any) any {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return schema
+	}
+	var inner map[string]any
+	if json.Unmarshal(raw, &inner) != nil {
+		return schema
+	}
+	var folded map[string]any
+	json.Unmarshal([]byte(foldedForm), &folded)
+	out := map[string]any{"type": "object", "anyOf": []any{inner, folded}}
+	for _, k := range []string{"$schema", "$id", "$defs", "definitions"} {
+		if v, ok := inner[k]; ok {
+			out[k] = v
+			delete(inner, k)
+		}
+	}
+	return out
 }
 
 // sameJSON reports whether a and b are the same JSON value.

@@ -159,9 +159,46 @@ func TestUpstreamFolding(t *testing.T) {
 	if !strings.Contains(q.text, `"value":"a log line, not JSON\n"`) {
 		t.Errorf("a folded string read by characters: %s", q.text)
 	}
-	strict, err := cs.CallTool(context.Background(), toolCall("src__strict", nil))
-	if err != nil || strict.IsError || strict.Meta[MetaResultHandle] != nil || !strings.Contains(string(mustJSON(strict.StructuredContent)), `"series"`) {
-		t.Errorf("an answer its output schema keeps whole: %v %.200s", err, mustJSON(strict))
+	// Answers under an output schema fold too, and what folio sends
+	// passes the schema folio advertises, as a client checks it: the
+	// strict one's, and one that wraps its text as {"content"}, as
+	// servers on today's SDKs answer.
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advertised := map[string]*jsonschema.Resolved{}
+	for _, tool := range listed.Tools {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(mustJSON(tool.OutputSchema), &schema); err != nil {
+			t.Fatal(err)
+		}
+		if advertised[tool.Name], err = schema.Resolve(nil); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+	}
+	for _, name := range []string{"src__strict", "src__readtext"} {
+		res, err := cs.CallTool(context.Background(), toolCall(name, nil))
+		if err != nil || res.IsError || res.Meta[MetaResultHandle] == nil {
+			t.Fatalf("%s did not fold: %v %.200s", name, err, mustJSON(res))
+		}
+		var structured any
+		json.Unmarshal(mustJSON(res.StructuredContent), &structured)
+		if advertised[name] == nil || advertised[name].Validate(structured) != nil {
+			t.Errorf("%s: the folded answer does not pass the advertised output schema %s", name, mustJSON(structured))
+		}
+		var whole any
+		json.Unmarshal([]byte(`{"content":"a line"}`), &whole)
+		if name == "src__readtext" && advertised[name].Validate(whole) != nil {
+			t.Error("the advertised schema refuses the upstream's own form")
+		}
+	}
+	handle = strings.TrimPrefix(foldedURI(t, call(t, cs, "src__readtext", nil)), "mcp+cache://")
+	if q := call(t, cs, "result_query", map[string]any{"handle": handle, "path": "content", "offset": 0, "limit": 22}); !strings.Contains(q.text, `"value":"a line of a long file\n"`) {
+		t.Errorf("the wrapped text read by characters: %s", q.text)
 	}
 }
 

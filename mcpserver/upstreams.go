@@ -42,15 +42,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			list := res.(*mcp.ListToolsResult)
 			for _, t := range catalog.Tools {
-				def := t.Def
-				if !s.cfg.NoReferenceArgs {
-					v, ok := s.invited.Load(def)
-					if !ok {
-						v, _ = s.invited.LoadOrStore(def, inviteReferences(def))
-					}
-					def = v.(*mcp.Tool)
-				}
-				list.Tools = append(list.Tools, def)
+				list.Tools = append(list.Tools, s.advertised(t.Def))
 			}
 			return list, nil
 		}
@@ -98,6 +90,26 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return s.foldUpstream(ctx, call, c, tool.Def, res), nil
 	}
+}
+
+// advertised is an upstream tool as folio offers it: with the arguments
+// that invite references (unless NoReferenceArgs), and an output schema
+// that admits the folded form of its answers too (when folding is on).
+func (s *Server) advertised(def *mcp.Tool) *mcp.Tool {
+	if v, ok := s.invited.Load(def); ok {
+		return v.(*mcp.Tool)
+	}
+	ad := def
+	if !s.cfg.NoReferenceArgs {
+		ad = inviteReferences(def)
+	}
+	if s.cfg.Fold != nil && def.OutputSchema != nil {
+		widened := *ad
+		widened.OutputSchema = admitFolded(def.OutputSchema)
+		ad = &widened
+	}
+	v, _ := s.invited.LoadOrStore(def, ad)
+	return v.(*mcp.Tool)
 }
 
 // answerBytes is the size of an upstream's answer as JSON.

@@ -166,7 +166,9 @@ func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration
 // answers 240 rows {"t","v"} as JSON text; ingest takes data (an array of
 // rows or numbers) and answers "rows N sum S" of their v (or values);
 // log answers 40 KB of plain text; strict answers structuredContent under
-// an output schema that admits only the whole answer; cite, whose doc_uri
+// an output schema that admits only the whole answer; readtext answers
+// 44 KB of text as servers on today's SDKs do (the text, and
+// {"content": the text} under an output schema); cite, whose doc_uri
 // is its own argument, answers its arguments as it got them.
 func addDataTools(s *mcp.Server) {
 	s.AddTool(&mcp.Tool{Name: "series", Description: "A time series of 240 rows.", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -189,6 +191,12 @@ func addDataTools(s *mcp.Server) {
 				sum += r.V
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("rows %d sum %g", len(args.Data), sum)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "readtext", Description: "A long text, as text and as structuredContent {content}.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := strings.Repeat("a line of a long file\n", 2000)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"content": text}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "cite", Description: "Answers its arguments as it got them.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"doc_uri":{"type":"string"},"note":{"type":"string"}},"required":["doc_uri"]}`)},
