@@ -168,7 +168,7 @@ func New(cfg Config) (*Server, error) {
 // ends; an ended ctx is a normal stop, not an error. The caller is
 // reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
-	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, nil)
+	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, connectedSession())
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,16 @@ func (s *Server) RunStdio(ctx context.Context) error {
 
 // Connect serves one client over t, as RunStdio does over stdio.
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	return s.mcp.Connect(ctx, t, nil)
+	return s.mcp.Connect(ctx, t, connectedSession())
+}
+
+// connectedSession is how a session folio connects itself (stdio) starts:
+// sending warnings before its client sets a log level, as MCP lets a
+// server choose until the client does, so that a drift warning reaches a
+// client that never sets one; a client that sets a higher level gets none.
+// (go-sdk offers no such start to the sessions of its HTTP handler.)
+func connectedSession() *mcp.ServerSessionOptions {
+	return &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{LogLevel: "warning"}}
 }
 
 // CloseSessions ends every session, so that a shutdown need not wait for

@@ -167,7 +167,7 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 // tellDrift sends each session whose tools differ from the gateway's new
 // catalog one warning naming the upstreams and the tools added, removed
 // or changed. The session keeps its tools; a new session gets the new
-// ones. (MCP sends log messages only to sessions that set a log level.)
+// ones. (A session hears it at its log level: see connectedSession.)
 func (s *Server) tellDrift(now *upstream.Catalog) {
 	s.mu.Lock()
 	given := maps.Clone(s.catalogs)

@@ -152,3 +152,55 @@ func TestGatewaySessions(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestDriftWithoutLogLevel: a session folio connects itself (stdio) hears
+// of drift though its client never set a log level; one that set a level
+// above warning does not.
+func TestDriftWithoutLogLevel(t *testing.T) {
+	dir := t.TempDir()
+	toolsFile := filepath.Join(dir, "tools")
+	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-toolsfile", toolsFile}}},
+		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	s := newEnv(t).server(t, serverOpts{gateway: g})
+	var mu sync.Mutex
+	heard := map[string]int{}
+	listen := func(name string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			heard[name]++
+			mu.Unlock()
+		}}
+	}
+	quiet, errorsOnly := dialMemory(t, s, listen("quiet")), dialMemory(t, s, listen("errors only"))
+	if err := errorsOnly.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	toolNames(t, quiet)
+	toolNames(t, errorsOnly)
+	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
+	for i := 0; ; i++ {
+		mu.Lock()
+		n := heard["quiet"]
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if i == 200 {
+			t.Fatal("a session that never set a log level heard no drift")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if heard["errors only"] != 0 {
+		t.Errorf("a session that asked for errors only heard %d warnings", heard["errors only"])
+	}
+}
