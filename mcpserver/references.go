@@ -280,10 +280,12 @@ func referenceNotFound(missing []string) *mcp.CallToolResult {
 }
 
 // inviteReferences is the tool as folio advertises it: beside each
-// top-level input property X that referable names, an X_uri that takes a
-// reference (an array of them, for an array), and a required X becomes "X
-// or X_uri". The upstream's own schema is untouched: calls are checked
-// against it after substitution.
+// top-level input property X that referable names, an X_uri of type
+// string (or string or array, for an array), and a required X no longer
+// required (the call is checked against the upstream's own schema after
+// substitution, and says what is missing). The form is as short as it can
+// be, since every session's tools/list carries it: what an X_uri takes is
+// said once, in the server's instructions (referenceInstructions).
 func inviteReferences(def *mcp.Tool) *mcp.Tool {
 	schema, props := inputProperties(def)
 	refs := referable(props)
@@ -291,19 +293,14 @@ func inviteReferences(def *mcp.Tool) *mcp.Tool {
 		return def
 	}
 	required, _ := schema["required"].([]any)
-	var either []any
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		var ref map[string]any
-		if refs[name] == "array" {
-			ref = map[string]any{"type": []any{"string", "array"}, "items": map[string]any{"type": "string"}}
+	for name, kind := range refs {
+		if kind == "array" {
+			props[name+uriSuffix] = map[string]any{"type": []any{"string", "array"}}
 		} else {
-			ref = map[string]any{"type": "string"}
+			props[name+uriSuffix] = map[string]any{"type": "string"}
 		}
-		ref["description"] = "reference (mcp+cache:// or file://) in place of " + name
-		props[name+uriSuffix] = ref
 		if i := slices.Index(required, any(name)); i >= 0 {
 			required = slices.Delete(required, i, i+1)
-			either = append(either, map[string]any{"anyOf": []any{map[string]any{"required": []any{name}}, map[string]any{"required": []any{name + uriSuffix}}}})
 		}
 	}
 	if len(required) > 0 {
@@ -311,14 +308,14 @@ func inviteReferences(def *mcp.Tool) *mcp.Tool {
 	} else {
 		delete(schema, "required")
 	}
-	if len(either) > 0 {
-		all, _ := schema["allOf"].([]any)
-		schema["allOf"] = append(all, either...)
-	}
 	invited := *def
 	invited.InputSchema = schema
 	return &invited
 }
+
+// referenceInstructions tells, once, what the X_uri arguments of upstream
+// tools take.
+const referenceInstructions = " An upstream tool's argument X_uri takes, in place of X, a reference: an mcp+cache:// uri of a folded answer (a part of it by a #/json/pointer), a file:// uri of a file here, or an array of them for an array."
 
 // inputProperties is a copy of the tool's input schema, and its
 // top-level properties (nil when it has none).
@@ -336,11 +333,12 @@ func inputProperties(def *mcp.Tool) (map[string]any, map[string]any) {
 }
 
 // referable names the top-level input properties X that folio invites
-// references for, with their types: those of type array, object or
-// string that have no X_uri of their own and are no X_uri themselves
-// (doc_uri gets no doc_uri_uri). Only these are substituted on a
-// call of the tool: any other argument, an X_uri the upstream declares
-// itself say, reaches it as it was sent.
+// references for, with their types: arrays and objects, and strings that
+// carry content (named for it, neither enumerated nor formatted: a file's
+// text into content, not a path or a pattern); none that has an X_uri of
+// its own or is one (doc_uri gets no doc_uri_uri). Only these are
+// substituted on a call of the tool: any other argument, an X_uri the
+// upstream declares itself say, reaches it as it was sent.
 func referable(props map[string]any) map[string]string {
 	out := map[string]string{}
 	for name, v := range props {
@@ -349,11 +347,41 @@ func referable(props map[string]any) map[string]string {
 			continue
 		}
 		switch t := typeOf(p); t {
-		case "array", "object", "string":
+		case "array", "object":
 			out[name] = t
+		case "string":
+			_, enum := p["enum"]
+			_, format := p["format"]
+			if !enum && !format && carriesContent(name) {
+				out[name] = t
+			}
 		}
 	}
 	return out
+}
+
+// contentWords are the words of a string argument's name that say it
+// carries content, as against naming something (a path, a pattern, an id).
+var contentWords = map[string]bool{
+	"content": true, "contents": true, "text": true, "data": true, "body": true, "message": true,
+	"markdown": true, "html": true, "json": true, "yaml": true, "csv": true, "xml": true,
+	"document": true, "doc": true, "input": true, "payload": true, "code": true, "source_code": true,
+	"script": true, "patch": true, "diff": true, "template": true, "prompt": true, "note": true, "notes": true,
+}
+
+// carriesContent reports whether the last word of an argument's name
+// (snake_case, kebab-case or camelCase) is one of contentWords.
+func carriesContent(name string) bool {
+	last := name
+	for i, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			last = name[i+1:]
+		case r >= 'A' && r <= 'Z' && i > 0:
+			last = name[i:]
+		}
+	}
+	return contentWords[strings.ToLower(last)]
 }
 
 // typeOf is a schema's one type, or "" when it has none or several.

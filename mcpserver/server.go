@@ -142,10 +142,14 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{},
 		catalogs: map[*mcp.ServerSession]*upstream.Catalog{}}
 	s.sessions.opener, s.sessions.openingBy = map[string]sessionOpener{}, map[string]int{}
+	references := ""
+	if cfg.Gateway != nil && !cfg.NoReferenceArgs {
+		references = referenceInstructions
+	}
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
-			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end.",
+			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end." + references,
 		Logger:   cfg.Logger,
 		PageSize: resourcePageSize,
 	}
