@@ -138,9 +138,15 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		case ' ', '\t', '\r', '\n':
 			j.r.ReadByte()
 			continue
-		case '{', '[':
+		case '{':
 			j.passing = true
 			continue
+		case '[':
+			// A batch is a list of messages; "[INFO] ready" is a banner.
+			if batch(j.r) {
+				j.passing = true
+				continue
+			}
 		}
 		line, err := j.skipLine()
 		if !j.told {
@@ -151,6 +157,25 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// batch reports whether the "[" at r's head opens a list of messages:
+// white space, then "{" or "]".
+func batch(r *bufio.Reader) bool {
+	for n := 2; n <= 64; n++ {
+		b, _ := r.Peek(n)
+		if len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r':
+			continue
+		case '{', ']':
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // skipLine passes the rest of the line, and returns its start.
