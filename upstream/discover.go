@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -110,16 +112,39 @@ func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 	return entryOf(ctx, s, cs)
 }
 
-// entryOf lists the tools of s (every page, up to one more than MaxTools)
+// MaxEntryBytes bounds what is kept of one upstream's tools, as JSON: an
+// upstream that advertises more is left out.
+const MaxEntryBytes = 16 << 20
+
+// cut is s cut to at most n bytes, at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// entryOf lists the tools of s (every page, up to one more than MaxTools
+// and at most MaxEntryBytes of them)
 // over the session cs, as a cache entry.
 func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
-		e.Server, e.Version = info.ServerInfo.Name, info.ServerInfo.Version
+		e.Server, e.Version = cut(info.ServerInfo.Name, 100), cut(info.ServerInfo.Version, 100)
 	}
+	size := 0
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return Entry{}, fmt.Errorf("upstream %s: tools/list: %w", s.Name, err)
+		}
+		b, _ := json.Marshal(tool)
+		if size += len(b); size > MaxEntryBytes {
+			// Each page is bounded (MaxMessageBytes), but not how many
+			// pages there are: what is kept is.
+			return Entry{}, fmt.Errorf("upstream %s: tools/list: its tools come to over %d bytes", s.Name, MaxEntryBytes)
 		}
 		e.Tools = append(e.Tools, tool)
 		if len(e.Tools) > MaxTools {

@@ -272,7 +272,7 @@ func TestGatewayProgressSpoofing(t *testing.T) {
 
 // TestGatewayHostileUpstreams: upstreams that flood tools/list_changed,
 // advertise self-referencing schemas, names that collide or cannot be
-// made valid, or answer 12 MB: folio stays up, each loses at most its
+// made valid, or 40 MiB of tools in pages, or answer 12 MB: folio stays up, each loses at most its
 // own tools, and folio starts again from the cache they left.
 func TestGatewayHostileUpstreams(t *testing.T) {
 	raw := upstreamtest.Raw(t)
@@ -289,6 +289,9 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 			{"name":"` + strings.Repeat("n", 70) + `","inputSchema":{"type":"object"}},
 			{"name":"schemaless"},{"name":"fine","inputSchema":{"type":"object"}}]`}},
 		"big": map[string]any{"command": raw, "args": []string{"-answer", "12000000"}},
+		// 40 pages of a tool defined in 1 MiB: more than is kept.
+		"heavy": map[string]any{"command": raw, "args": []string{"-pages", "40", "-describe", strconv.Itoa(1 << 20),
+			"-tools", `[{"name":"h","inputSchema":{"type":"object"}}]`}},
 	}
 	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query"}
 	started := time.Now()
@@ -323,7 +326,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		t.Errorf("12,000 list_changed: %d tools/list, %d threads", n, threads)
 	}
 	g.alive(t)
-	for _, want := range []string{`\"a/b\" and \"a_b\" would all be offered as \"dup__a_b\"`, "not a valid MCP tool name", `tool \"schemaless\": its input schema`, "arguments of this tool are not checked"} {
+	for _, want := range []string{`\"a/b\" and \"a_b\" would all be offered as \"dup__a_b\"`, "not a valid MCP tool name", `tool \"schemaless\": its input schema`, "arguments of this tool are not checked", "its tools come to over 16777216 bytes"} {
 		if !strings.Contains(g.stderr.String(), want) {
 			t.Errorf("the log does not say %s", want)
 		}

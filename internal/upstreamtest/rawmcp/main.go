@@ -7,7 +7,9 @@
 // appends a line to a file at each tools/list; -spoof makes each call send
 // progress under the token another server wrote to a file, and under
 // guessed tokens, for as long as -spoof-for. -banner prints a line that is
-// not JSON-RPC first; -child starts a child process, -stubborn ignores
+// not JSON-RPC first; -pages answers tools/list in that many pages, and
+// -describe gives each tool a long description; -child
+// starts a child process, -stubborn ignores
 // SIGTERM and the end of stdin, -pidfile records the pids.
 package main
 
@@ -35,12 +37,25 @@ func main() {
 	spoof := flag.String("spoof", "", "on each call, send progress under the token this file holds, and under guessed ones")
 	spoofFor := flag.Duration("spoof-for", time.Second, "how long a call spoofs progress")
 	banner := flag.String("banner", "", "print this line on stdout before speaking MCP")
+	pages := flag.Int("pages", 1, "answer tools/list with this many pages of the same tools")
+	describe := flag.Int("describe", 0, "give each tool a description of this many bytes")
 	pidFile := flag.String("pidfile", "", "append this process's pid, and its child's, to this file")
 	child := flag.Bool("child", false, "start a child process (sleep) that lives as long as it is let")
 	stubborn := flag.Bool("stubborn", false, "ignore SIGTERM and the end of stdin: only SIGKILL ends it")
 	flag.Parse()
 	if *stubborn {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if *describe > 0 {
+		var list []map[string]any
+		if err := json.Unmarshal([]byte(*tools), &list); err != nil {
+			log.Fatal(err)
+		}
+		for _, t := range list {
+			t["description"] = strings.Repeat("d", *describe)
+		}
+		b, _ := json.Marshal(list)
+		*tools = string(b)
 	}
 	pids := []int{os.Getpid()}
 	if *child {
@@ -120,7 +135,17 @@ func main() {
 				fmt.Fprintln(f, "list")
 				f.Close()
 			}
-			reply(map[string]any{"tools": json.RawMessage(*tools)})
+			var p struct {
+				Cursor string `json:"cursor"`
+			}
+			json.Unmarshal(msg.Params, &p)
+			page := 0
+			fmt.Sscanf(p.Cursor, "p%d", &page)
+			result := map[string]any{"tools": json.RawMessage(*tools)}
+			if page+1 < *pages {
+				result["nextCursor"] = fmt.Sprintf("p%d", page+1)
+			}
+			reply(result)
 		case "tools/call":
 			if *spoof != "" {
 				spoofProgress(notify, *spoof, msg.Params, *spoofFor)
