@@ -160,7 +160,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.holdAnswers, s.toolAccess, s.substitute, s.upstreamTools)
+	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.holdAnswers, s.toolAccess, s.substitute, s.upstreamTools, s.startLogging)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.catalogChanged)
 	}
@@ -172,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 // ends; an ended ctx is a normal stop, not an error. The caller is
 // reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
-	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, connectedSession())
+	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, nil)
 	if err != nil {
 		return err
 	}
@@ -191,16 +191,31 @@ func (s *Server) RunStdio(ctx context.Context) error {
 
 // Connect serves one client over t, as RunStdio does over stdio.
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	return s.mcp.Connect(ctx, t, connectedSession())
+	return s.mcp.Connect(ctx, t, nil)
 }
 
-// connectedSession is how a session folio connects itself (stdio) starts:
-// sending warnings before its client sets a log level, as MCP lets a
-// server choose until the client does, so that a drift warning reaches a
-// client that never sets one; a client that sets a higher level gets none.
-// (go-sdk offers no such start to the sessions of its HTTP handler.)
-func connectedSession() *mcp.ServerSessionOptions {
-	return &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{LogLevel: "warning"}}
+// startLogging starts every session's log level at warning once it is
+// initialized (or, in the 2026-07-28 era, has discovered the server), as
+// MCP lets a server choose what to send until the client sets a level: so
+// a drift warning reaches a client that never sets one (the TypeScript
+// client does not), over stdio and HTTP alike. A client that then sets a
+// higher level hears none. It runs innermost, so that the level it sets
+// passes no other stage.
+func (s *Server) startLogging(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "initialize" && method != "server/discover" || err != nil {
+			return res, err
+		}
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok {
+			return res, err
+		}
+		if _, err := next(ctx, "logging/setLevel", &mcp.ServerRequest[*mcp.SetLoggingLevelParams]{Session: ss, Params: &mcp.SetLoggingLevelParams{Level: "warning"}}); err != nil {
+			s.log.Warn("session log level not started", "err", err)
+		}
+		return res, nil
+	}
 }
 
 // CloseSessions ends every session, so that a shutdown need not wait for

@@ -167,7 +167,7 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 // tellDrift sends each session whose tools differ from the gateway's new
 // catalog one warning naming the upstreams and the tools added, removed
 // or changed. The session keeps its tools; a new session gets the new
-// ones. (A session hears it at its log level: see connectedSession.)
+// ones. (A session hears it at its log level: see startLogging.)
 func (s *Server) tellDrift(now *upstream.Catalog) {
 	s.mu.Lock()
 	given := maps.Clone(s.catalogs)

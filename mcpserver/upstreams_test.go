@@ -157,6 +157,21 @@ func TestGatewaySessions(t *testing.T) {
 // of drift though its client never set a log level; one that set a level
 // above warning does not.
 func TestDriftWithoutLogLevel(t *testing.T) {
+	t.Run("stdio", func(t *testing.T) {
+		testDriftWithoutLogLevel(t, func(e *env, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession { return dialMemory(t, s, opts) })
+	})
+	t.Run("http", func(t *testing.T) {
+		var endpoint string
+		testDriftWithoutLogLevel(t, func(e *env, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+			if endpoint == "" {
+				endpoint = serveHTTP(t, s)
+			}
+			return dialHTTP(t, endpoint, e.addToken(t, "alice"), opts)
+		})
+	})
+}
+
+func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.ClientOptions) *mcp.ClientSession) {
 	dir := t.TempDir()
 	toolsFile := filepath.Join(dir, "tools")
 	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
@@ -168,7 +183,8 @@ func TestDriftWithoutLogLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	s := newEnv(t).server(t, serverOpts{gateway: g})
+	e := newEnv(t)
+	s := e.server(t, serverOpts{gateway: g})
 	var mu sync.Mutex
 	heard := map[string]int{}
 	listen := func(name string) *mcp.ClientOptions {
@@ -178,7 +194,7 @@ func TestDriftWithoutLogLevel(t *testing.T) {
 			mu.Unlock()
 		}}
 	}
-	quiet, errorsOnly := dialMemory(t, s, listen("quiet")), dialMemory(t, s, listen("errors only"))
+	quiet, errorsOnly := dial(e, s, listen("quiet")), dial(e, s, listen("errors only"))
 	if err := errorsOnly.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
 		t.Fatal(err)
 	}
