@@ -25,6 +25,9 @@ type Entry struct {
 	Fetched     time.Time   `json:"fetched"`
 	Server      string      `json:"server,omitempty"`
 	Version     string      `json:"version,omitempty"`
+	// TaskRequired names the tools that can only be called as tasks
+	// (execution.taskSupport "required"), which folio leaves out.
+	TaskRequired []string `json:"task_required,omitempty"`
 }
 
 // Cache is the schema cache: an Entry for each upstream, by name.

@@ -16,15 +16,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Connect starts (stdio) or connects to (HTTP) the upstream s as client,
+// connect starts (stdio) or connects to (HTTP) the upstream s as client,
 // and returns the initialized session. ctx bounds the connection's life:
 // when it ends, a stdio server's process group is killed (closing the
 // session first lets it exit on its own, see TerminateWait). What is worth
-// telling of the upstream (a banner line it printed) goes to log.
-func Connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger) (*mcp.ClientSession, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+// telling of the upstream (a banner line it printed) goes to log; what its
+// tool lists say of tasks, to notes.
+func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, notes *taskNotes) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	switch s.Transport {
 	case Stdio:
@@ -34,11 +32,11 @@ func Connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Dir = s.Cwd
-		t = &stdioTransport{cmd: cmd, name: s.Name, log: log}
+		t = &stdioTransport{cmd: cmd, name: s.Name, log: log, notes: notes}
 	case HTTP:
-		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, notes}}}
 	case SSE:
-		t = &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+		t = &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, notes}}}
 	default:
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
@@ -54,12 +52,13 @@ func Connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger
 // there too (its read fails).
 const MaxMessageBytes = mcp.DefaultMaxEventSize
 
-// headers sends an upstream's configured headers with every request, and
+// headers sends an upstream's configured headers with every request,
 // bounds the body of each answer that is not an event stream to
-// MaxMessageBytes.
+// MaxMessageBytes, and has notes read the answers to tools/list.
 type headers struct {
-	h    map[string]string
-	base http.RoundTripper
+	h     map[string]string
+	base  http.RoundTripper
+	notes *taskNotes
 }
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -69,11 +68,19 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
+	list := listsTools(r)
 	resp, err := h.base.RoundTrip(r)
-	if err == nil && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	if err != nil {
+		return resp, err
+	}
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if !stream {
 		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
 	}
-	return resp, err
+	if list {
+		resp.Body = &noteBody{ReadCloser: resp.Body, notes: h.notes, stream: stream}
+	}
+	return resp, nil
 }
 
 // boundedBody fails a read past its bound.
@@ -104,12 +111,13 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // all within ctx, and returns the cache entry of what it found. version
 // is folio's, given to the upstream as the client's.
 func Discover(ctx context.Context, s Server, version string) (Entry, error) {
-	cs, err := Connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), nil)
+	notes := &taskNotes{}
+	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), notes)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer cs.Close()
-	return entryOf(ctx, s, cs)
+	return entryOf(ctx, s, cs, notes)
 }
 
 // MaxEntryBytes bounds what is kept of one upstream's tools, as JSON: an
@@ -128,9 +136,9 @@ func cut(s string, n int) string {
 }
 
 // entryOf lists the tools of s (every page, up to one more than MaxTools
-// and at most MaxEntryBytes of them)
-// over the session cs, as a cache entry.
-func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error) {
+// and at most MaxEntryBytes of them) over the session cs, as a cache
+// entry; notes are what the connection's tool lists said of tasks.
+func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNotes) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
 		e.Server, e.Version = cut(info.ServerInfo.Name, 100), cut(info.ServerInfo.Version, 100)
@@ -153,5 +161,6 @@ func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession) (Entry, error
 			break
 		}
 	}
+	e.TaskRequired = notes.taskRequired(e.Tools)
 	return e, nil
 }

@@ -73,6 +73,10 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 				errs = append(errs, fmt.Errorf("server %q: %w: it is not offered", s.Name, err))
 				continue
 			}
+			if slices.Contains(e.TaskRequired, t.Name) {
+				errs = append(errs, fmt.Errorf("server %q: tool %s can only be called as a task (execution.taskSupport \"required\"), which folio cannot send: it is not offered", s.Name, quote(t.Name)))
+				continue
+			}
 			own = append(own, t.Name)
 			defs[t.Name] = t
 		}
@@ -152,6 +156,9 @@ type Gateway struct {
 	// progress routes the progress of the calls in flight, by the token
 	// each was forwarded with (see Call).
 	progress sync.Map
+
+	toldMu sync.Mutex
+	told   map[string]map[string]bool // the problems logged, by upstream
 }
 
 // Options shape a Gateway.
@@ -198,7 +205,7 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	g := &Gateway{log: opt.Logger, opt: opt, servers: servers, links: map[string]*link{}, ready: make(chan struct{}), entries: map[string]Entry{}}
 	ctx, g.stop = context.WithCancel(ctx)
 	for _, s := range servers {
-		l := &link{server: s, log: g.log}
+		l := &link{server: s, log: g.log, tasks: &taskNotes{}}
 		l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
 			ProgressNotificationHandler: g.forwardProgress,
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -235,12 +242,25 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	return g, nil
 }
 
-// logProblems logs what keeps the tools of servers from being offered.
+// logProblems logs what keeps the tools of servers from being offered,
+// each problem once for as long as it lasts, however often the servers
+// are discovered.
 func (g *Gateway) logProblems(problems map[string][]error, servers []Server) {
+	g.toldMu.Lock()
+	defer g.toldMu.Unlock()
+	if g.told == nil {
+		g.told = map[string]map[string]bool{}
+	}
 	for _, s := range servers {
+		now := map[string]bool{}
 		for _, err := range problems[s.Name] {
-			g.log.Warn("upstream tool left out", "upstream", s.Name, "err", err)
+			msg := err.Error()
+			if !g.told[s.Name][msg] {
+				g.log.Warn("upstream tool left out", "upstream", s.Name, "err", msg)
+			}
+			now[msg] = true
 		}
+		g.told[s.Name] = now
 	}
 }
 
@@ -300,6 +320,10 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) 
 	var discovered []Server
 	for i, s := range servers {
 		if errs[i] != nil {
+			if g.closed || ctx.Err() != nil {
+				// Cut short by folio's end: nothing to tell.
+				continue
+			}
 			if _, had := g.entries[s.Name]; !had {
 				g.log.Warn("upstream left out: it could not be discovered", "upstream", s.Name, "err", errs[i])
 			} else {
@@ -350,7 +374,7 @@ func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	return entryOf(ctx, s, cs)
+	return entryOf(ctx, s, cs, g.links[s.Name].tasks)
 }
 
 // Watch has fn called with the new catalog each time it changes after
@@ -501,6 +525,7 @@ type link struct {
 	server Server
 	client *mcp.Client
 	log    *slog.Logger
+	tasks  *taskNotes // what its tool lists said of tasks
 
 	// refreshMu guards refreshing (a discovery asked for by the upstream
 	// runs) and again (another is asked for after it).
@@ -529,7 +554,7 @@ func (l *link) session(ctx context.Context, timeout time.Duration) (*mcp.ClientS
 	life, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(timeout, cancel)
 	given := context.AfterFunc(ctx, cancel)
-	cs, err := Connect(life, l.server, l.client, l.log)
+	cs, err := connect(life, l.server, l.client, l.log, l.tasks)
 	if inTime, wanted := timer.Stop(), given(); (!inTime || !wanted) && err == nil {
 		cs.Close()
 		err = fmt.Errorf("upstream %s did not start within %v", l.server.Name, timeout)

@@ -594,3 +594,34 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayTaskRequiredTools: a tool that can only be called as a task
+// (server-everything's simulate-research-query) is left out, said once in
+// the log, from discovery and from the cache alike; one whose tasks are
+// optional is offered and called plainly.
+func TestGatewayTaskRequiredTools(t *testing.T) {
+	dir := t.TempDir()
+	servers := map[string]any{
+		"up": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-tools", `[
+			{"name":"plain","inputSchema":{"type":"object"}},
+			{"name":"maybe","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},
+			{"name":"research","title":"Research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]`}},
+	}
+	want := []string{"grep", "list", "read", "result_query", "up__maybe", "up__plain"}
+	for _, from := range []string{"discovery", "the cache"} {
+		g := serveGateway(t, dir, servers, nil)
+		if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+			t.Fatalf("from %s: tools %v, want %v", from, got, want)
+		}
+		for _, tool := range []string{"up__plain", "up__maybe"} {
+			if text, isErr := callText(t, g.cs, tool, nil); isErr || text != strings.Repeat("x", 10) {
+				t.Errorf("from %s: %s: %s", from, tool, text)
+			}
+		}
+		g.cs.Close()
+		g.cmd.Wait()
+		if n := strings.Count(g.stderr.String(), `tool \"research\" can only be called as a task`); n != 1 {
+			t.Errorf("from %s: the log says %d times that research is left out:\n%s", from, n, g.stderr)
+		}
+	}
+}

@@ -8,7 +8,9 @@
 // progress under the token another server wrote to a file, and under
 // guessed tokens, for as long as -spoof-for. -banner prints a line that is
 // not JSON-RPC first; -pages answers tools/list in that many pages, and
-// -describe gives each tool a long description; -child
+// -describe gives each tool a long description. A call of a tool whose
+// execution.taskSupport is "required" that is not a task is refused, as
+// server-everything refuses it. -child
 // starts a child process, -stubborn ignores
 // SIGTERM and the end of stdin, -pidfile records the pids.
 package main
@@ -147,6 +149,10 @@ func main() {
 			}
 			reply(result)
 		case "tools/call":
+			if taskRequired(*tools, msg.Params) {
+				send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32600, "message": "this tool must be called as a task"}})
+				continue
+			}
 			if *spoof != "" {
 				spoofProgress(notify, *spoof, msg.Params, *spoofFor)
 			}
@@ -163,6 +169,29 @@ func main() {
 			}
 		}
 	}
+}
+
+// taskRequired reports whether the call params names a tool of tools whose
+// execution.taskSupport is "required", and is not a task.
+func taskRequired(tools string, params json.RawMessage) bool {
+	var call struct {
+		Name string          `json:"name"`
+		Task json.RawMessage `json:"task"`
+	}
+	var list []struct {
+		Name      string `json:"name"`
+		Execution struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	json.Unmarshal(params, &call)
+	json.Unmarshal([]byte(tools), &list)
+	for _, t := range list {
+		if t.Name == call.Name && t.Execution.TaskSupport == "required" {
+			return call.Task == nil
+		}
+	}
+	return false
 }
 
 // nested is an object n deep: each level a pad of 50 bytes and "a", the

@@ -1,0 +1,130 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// taskTools is a tools/list result with one tool of each kind of tasks.
+const taskTools = `{"tools":[
+	{"name":"plain","inputSchema":{"type":"object"}},
+	{"name":"maybe","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},
+	{"name":"research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`
+
+// serveTasks serves MCP over streamable HTTP by hand, as go-sdk's server
+// cannot speak of tasks: tools/list is answered with result as JSON, or as
+// an event stream (with CRLF line ends, cut across writes, when crlf).
+func serveTasks(t *testing.T, stream, crlf bool, result string) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &msg)
+		w.Header().Set("Mcp-Session-Id", "s1")
+		var res string
+		switch msg.Method {
+		case "initialize":
+			res = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"tasks","version":"1"}}`
+		case "tools/list":
+			res = result
+		default:
+			if msg.ID == nil {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			// server/discover, of a later protocol.
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no such method"}}`, msg.ID)
+			return
+		}
+		out := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, strings.ReplaceAll(res, "\n", ""))
+		if !stream || msg.Method != "tools/list" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, out)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		end := "\n"
+		if crlf {
+			end = "\r\n"
+		}
+		event := ": a comment" + end + "event: message" + end + "data: " + out + end + end
+		for i := 0; i < len(event); i += 7 {
+			io.WriteString(w, event[i:min(i+7, len(event))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestTaskRequiredOverHTTP: what an upstream's tool list says of tasks is
+// read off streamable HTTP, answered as JSON or as an event stream.
+func TestTaskRequiredOverHTTP(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		stream, crlf bool
+	}{{"json", false, false}, {"stream", true, false}, {"stream with CRLF", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			url := serveTasks(t, c.stream, c.crlf, taskTools)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			e, err := Discover(ctx, Server{Name: "up", Transport: HTTP, URL: url}, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(e.Tools) != 3 || !slices.Equal(e.TaskRequired, []string{"research"}) {
+				t.Fatalf("%d tools, task required %v", len(e.Tools), e.TaskRequired)
+			}
+			c, problems := newCatalog([]Server{{Name: "up"}}, map[string]Entry{"up": e})
+			var names []string
+			for _, tool := range c.Tools {
+				names = append(names, tool.Name)
+			}
+			if !slices.Equal(names, []string{"up__maybe", "up__plain"}) || len(problems["up"]) != 1 || !strings.Contains(problems["up"][0].Error(), "research") {
+				t.Errorf("offered %v; problems %v", names, problems)
+			}
+		})
+	}
+}
+
+// TestTaskNotes: a tool that can no longer only be called as a task is
+// noted so, even when the list that says so speaks of no tasks.
+func TestTaskNotes(t *testing.T) {
+	n := &taskNotes{}
+	n.seeResult([]byte(taskTools))
+	n.seeMessage([]byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"other","execution":{"taskSupport":"required"}}]}}`))
+	got := n.taskRequired(toolsNamed("plain", "research", "other"))
+	if !slices.Equal(got, []string{"research", "other"}) {
+		t.Fatalf("task required %v", got)
+	}
+	n.seeResult([]byte(`{"tools":[{"name":"research","inputSchema":{"type":"object"}}]}`))
+	if got := n.taskRequired(toolsNamed("research", "other")); !slices.Equal(got, []string{"other"}) {
+		t.Fatalf("task required %v", got)
+	}
+}
+
+func toolsNamed(names ...string) []*mcp.Tool {
+	var tools []*mcp.Tool
+	for _, n := range names {
+		tools = append(tools, &mcp.Tool{Name: n})
+	}
+	return tools
+}
