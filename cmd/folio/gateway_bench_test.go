@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,42 +79,87 @@ func BenchmarkGatewayStart(b *testing.B) {
 }
 
 // BenchmarkGatewayManyCached is process start to the first tools/list
-// answer, and that answer's own time, with 20 upstreams, all fresh in the cache (340 tools), each of
-// which keeps a core busy for a second when it starts, as a Node.js
-// server does: the cache is there so that the list is there at once,
-// whatever the upstreams are doing.
+// answer, and that answer's own time (the request written to its answer
+// read, by a client that only reads lines, so that its own parsing is not
+// counted), with 20 upstreams all fresh in the cache: the cache is there
+// so that the list is there at once, whatever the upstreams are doing.
+// "burners" are 20 fakemcp processes (340 tools) that each keep a core
+// busy for a second when they start, as a Node.js server does; "node" are
+// real Node.js servers from the npm registry, server-everything and
+// server-filesystem ten times each, run when FOLIO_BENCH_NODE_MODULES
+// names the node_modules that holds them.
 func BenchmarkGatewayManyCached(b *testing.B) {
-	bin := upstreamtest.Binary(b)
+	b.Run("burners", func(b *testing.B) {
+		bin := upstreamtest.Binary(b)
+		names := make([]string, 17)
+		for i := range names {
+			names[i] = fmt.Sprintf("tool%d", i)
+		}
+		servers := map[string]any{}
+		for i := range 20 {
+			servers[fmt.Sprintf("s%02d", i)] = map[string]any{"command": bin, "args": []string{"-tools", strings.Join(names, ","), "-burn", "1s"}}
+		}
+		benchManyCached(b, servers, 4+340)
+	})
+	b.Run("node", func(b *testing.B) {
+		modules := os.Getenv("FOLIO_BENCH_NODE_MODULES")
+		if modules == "" {
+			b.Skip("FOLIO_BENCH_NODE_MODULES is not set")
+		}
+		dir := b.TempDir()
+		servers := map[string]any{}
+		for i := range 10 {
+			servers[fmt.Sprintf("everything%d", i)] = map[string]any{"command": "node",
+				"args": []string{filepath.Join(modules, "@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}
+			servers[fmt.Sprintf("files%d", i)] = map[string]any{"command": "node",
+				"args": []string{filepath.Join(modules, "@modelcontextprotocol/server-filesystem/dist/index.js"), dir}}
+		}
+		benchManyCached(b, servers, 0)
+	})
+}
+
+// benchManyCached runs BenchmarkGatewayManyCached with servers, whose
+// tools and folio's come to tools (any number, when 0).
+func benchManyCached(b *testing.B, servers map[string]any, tools int) {
 	dir := b.TempDir()
 	config, cache := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "cache.json")
-	names := make([]string, 17)
-	for i := range names {
-		names[i] = fmt.Sprintf("tool%d", i)
-	}
-	servers := map[string]any{}
-	for i := range 20 {
-		servers[fmt.Sprintf("s%02d", i)] = map[string]any{"command": bin, "args": []string{"-tools", strings.Join(names, ","), "-burn", "1s"}}
-	}
 	raw, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	os.WriteFile(config, raw, 0o600)
-	if err := exec.Command(folioBin, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "60s").Run(); err != nil {
-		b.Fatal(err)
+	if out, err := exec.Command(folioBin, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "60s").CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
 	}
 	for b.Loop() {
 		start := time.Now()
 		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--log-level", "error")
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		asked := time.Now()
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil || len(res.Tools) != 4+340 {
-			b.Fatalf("%v: %d tools", err, len(res.Tools))
+		lines := bufio.NewReaderSize(stdout, 1<<20)
+		answer := func(msg string) []byte {
+			io.WriteString(stdin, msg+"\n")
+			line, err := lines.ReadBytes('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			return line
 		}
+		answer(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+		io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		asked := time.Now()
+		list := answer(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 		b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "ms-to-tools")
 		b.ReportMetric(float64(time.Since(asked).Microseconds())/1000, "ms-list")
-		cs.Close()
+		var res struct {
+			Result struct{ Tools []json.RawMessage }
+		}
+		if err := json.Unmarshal(list, &res); err != nil || tools > 0 && len(res.Result.Tools) != tools {
+			b.Fatalf("%v: %d tools", err, len(res.Result.Tools))
+		}
+		b.ReportMetric(float64(len(res.Result.Tools)), "tools")
+		stdin.Close()
+		cmd.Wait()
 	}
 }
 
