@@ -44,7 +44,7 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -81,44 +81,52 @@ func (s *Server) owner(ss *mcp.ServerSession, c *caller) (fold.Owner, bool) {
 	return fold.Owner{Session: session, Subject: c.subject, Grant: c.grant}, true
 }
 
+// callOwner is the owner of a call's folded answer, if it has one (a call
+// with no valid token has none).
+func (s *Server) callOwner(ctx context.Context, req *mcp.CallToolRequest) (fold.Owner, bool) {
+	c, err := s.caller(ctx)
+	if err != nil {
+		return fold.Owner{}, false
+	}
+	return s.owner(req.Session, c)
+}
+
 // connectionID names a session that has no ID of its own (stdio, or any
 // transport of one connection) for as long as it lasts.
 func (s *Server) connectionID(ss *mcp.ServerSession) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id, ok := s.connections[ss]; ok {
-		return id
-	}
-	raw := make([]byte, 16)
-	rand.Read(raw)
-	id := "connection:" + base64.RawURLEncoding.EncodeToString(raw)
-	s.connections[ss] = id
-	go func() {
-		ss.Wait()
-		s.mu.Lock()
-		delete(s.connections, ss)
-		s.mu.Unlock()
-	}()
+	id := ""
+	s.sessions.with(ss, func(st *sessionState) {
+		if st.connection == "" {
+			raw := make([]byte, 16)
+			rand.Read(raw)
+			st.connection = "connection:" + base64.RawURLEncoding.EncodeToString(raw)
+		}
+		id = st.connection
+	})
 	return id
 }
 
-// answer sends a tool's JSON answer (an object): folded (see package fold)
-// when folding is on, data is over the threshold and the caller can read a
-// handle back; else whole. When the store fails the answer goes whole and a
-// warning is logged.
-func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, c *caller, data []byte) *mcp.CallToolResult {
-	if s.cfg.Fold == nil || len(data) <= s.cfg.Fold.Threshold() {
-		return textResult(string(data))
+// foldOwn folds the answer of list or grep, one text that is a JSON
+// object (see package fold), when it is over the threshold and the caller
+// can read a handle back; else it goes whole. When the store fails the
+// answer goes whole and a warning is logged.
+func (s *Server) foldOwn(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if len(res.Content) != 1 {
+		return res
 	}
-	owner, ok := s.owner(req.Session, c)
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || len(text.Text) <= s.cfg.Fold.Threshold() {
+		return res
+	}
+	owner, ok := s.callOwner(ctx, req)
 	if !ok {
-		return textResult(string(data))
+		return res
 	}
 	// folio's own tools have no output schema.
-	folded, err := s.cfg.Fold.Fold(ctx, owner, data, nil)
+	folded, err := s.cfg.Fold.Fold(ctx, owner, []byte(text.Text), nil)
 	if err != nil {
-		s.log.Warn("answer sent whole: it could not be folded", "tool", req.Params.Name, "bytes", len(data), "err", err)
-		return textResult(string(data))
+		s.log.Warn("answer sent whole: it could not be folded", "tool", req.Params.Name, "bytes", len(text.Text), "err", err)
+		return res
 	}
 	return foldedResult(folded)
 }
@@ -142,10 +150,7 @@ func foldedResult(folded *fold.Folded) *mcp.CallToolResult {
 // the tool (see admitFolded). Anything else (errors, images, audio,
 // resources, several texts) goes as it came. A tool whose large answers
 // are sent whole is named once in the log, with the reason.
-func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, c *caller, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
-	if s.cfg.Fold == nil || res == nil || res.IsError {
-		return res
-	}
+func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
 	data, why := foldable(res)
 	if data == nil {
 		if answerSize(res) > s.cfg.Fold.Threshold() {
@@ -156,7 +161,7 @@ func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, c *
 	if len(data) <= s.cfg.Fold.Threshold() {
 		return res
 	}
-	owner, ok := s.owner(req.Session, c)
+	owner, ok := s.callOwner(ctx, req)
 	if !ok {
 		return res
 	}

@@ -49,7 +49,7 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if a.Path == "" {
 		a.Path = "."
 	}
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -61,5 +61,5 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return s.toolError(err)
 	}
-	return s.answer(ctx, req, c, b), nil
+	return textResult(string(b)), nil
 }

@@ -49,7 +49,7 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil || len(allowed) == 0 {
 			return next(ctx, method, req)
 		}
-		c, err := s.caller(ctx, call.Extra)
+		c, err := s.caller(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -37,14 +37,13 @@ func (s *Server) addResources() {
 			MIMEType:    "application/json",
 		}, s.readReference)
 	}
-	s.mcp.AddReceivingMiddleware(s.listResources)
 }
 
 // readReference answers resources/read of an mcp+cache:// reference: the
 // JSON it names, for the session and caller that own it, when it is no
 // larger than a result_query answer may be.
 func (s *Server) readReference(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +68,7 @@ func (s *Server) readReference(ctx context.Context, req *mcp.ReadResourceRequest
 // readResource answers resources/read: the file's whole text (within the
 // size cap) and its version in _meta.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +138,7 @@ func (s *Server) listResources(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "resources/list" || !ok {
 			return next(ctx, method, req)
 		}
-		c, err := s.caller(ctx, r.Extra)
+		c, err := s.caller(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +195,7 @@ func (s *Server) resourcePage(ctx context.Context, view *fsview.FS, pos listPosi
 // subscribe lets a caller subscribe to a file it can see, by its canonical
 // URI (the one resources/list and pages give).
 func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return err
 	}
@@ -209,19 +208,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("subscribe to the canonical URI %s", f.URI)}
 	}
 	if c.tokenHash != "" {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.subscribedWith[req.Session] = c.tokenHash
-		// Forget the sessions that have ended.
-		live := map[*mcp.ServerSession]bool{}
-		for ss := range s.mcp.Sessions() {
-			live[ss] = true
-		}
-		for ss := range s.subscribedWith {
-			if !live[ss] {
-				delete(s.subscribedWith, ss)
-			}
-		}
+		s.sessions.with(req.Session, func(st *sessionState) { st.subscribedWith = c.tokenHash })
 	}
 	return nil
 }

@@ -85,19 +85,11 @@ type Server struct {
 	log *slog.Logger
 	mcp *mcp.Server
 
-	mu sync.Mutex
-	// subscribedWith is the token hash each session subscribed with, so
-	// that resources/updated reaches only a session that may still see the
-	// file.
-	subscribedWith map[*mcp.ServerSession]string
-	// connections names the sessions that have no ID of their own.
-	connections map[*mcp.ServerSession]string
-	// catalogs holds the upstream tools each session was given.
-	catalogs map[*mcp.ServerSession]*upstream.Catalog
+	// sessions holds what folio keeps of each session.
+	sessions *sessionTable
 	// requests holds each HTTP request in flight (an *inflight), by the
 	// key guardHTTP gave it.
 	requests sync.Map
-	sessions sessions
 	// changes counts the batches of file changes notified; failLogged is
 	// the last one whose failed delivery was logged.
 	changes, failLogged atomic.Int64
@@ -139,9 +131,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerSubject <= 0 {
 		cfg.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, subscribedWith: map[*mcp.ServerSession]string{}, connections: map[*mcp.ServerSession]string{},
-		catalogs: map[*mcp.ServerSession]*upstream.Catalog{}}
-	s.sessions.opener, s.sessions.openingBy = map[string]sessionOpener{}, map[string]int{}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessionTable()}
 	references := ""
 	if cfg.Gateway != nil && !cfg.NoReferenceArgs {
 		references = referenceInstructions
@@ -160,7 +150,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
-	s.mcp.AddReceivingMiddleware(s.logCalls, s.followClient, s.holdAnswers, s.toolAccess, s.substitute, s.upstreamTools, s.startLogging)
+	s.mcp.AddReceivingMiddleware(s.pipeline()...)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.catalogChanged)
 	}
@@ -299,13 +289,21 @@ type caller struct {
 	tokenHash string
 	// grant names the token and its allow list as they are now, so that a
 	// handle made under them is not read under others.
-	grant  string
+	grant string
+	// tools is the token's tools list: the tools it may use, all when
+	// empty (see tokens.Identity.Tools).
+	tools  []string
 	fs     *fsview.FS
 	reader *reader.Reader
 }
 
+// mayUse reports whether the caller may use the tool name.
+func (c *caller) mayUse(name string) bool {
+	return tokens.Identity{Tools: c.tools}.MayUse(name)
+}
+
 // identityKey is where verifyToken leaves the token's hash in the token
-// info, so that each call can look it up again.
+// info, so that each request can look it up again.
 const identityKey = "folio/token_sha256"
 
 // verifyToken is the bearer-token check of every HTTP request.
@@ -321,9 +319,9 @@ func (s *Server) verifyToken(_ context.Context, token string, _ *http.Request) (
 // errUnauthorized: a call with no identity where one is required.
 var errUnauthorized = errors.New("no valid bearer token: the token was revoked or the call carries none")
 
-// caller returns the caller of a request, under the tokens file as it is
-// now: a revoked token or a narrowed allow list holds from the next call.
-func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
+// resolveCaller returns the caller of a request, under the tokens file as
+// it is now (see caller).
+func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
 	if s.cfg.Tokens == nil {
 		return &caller{subject: reader.LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
@@ -339,7 +337,7 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (*caller, 
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), tools: id.Tools, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 
 // grant is the SHA-256 of a token's hash and its allow list.

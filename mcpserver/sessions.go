@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/upstream"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,19 +21,90 @@ const (
 // that opens it.
 const sessionIDHeader = "Mcp-Session-Id"
 
-// sessions knows who opened each HTTP session, and caps them.
-type sessions struct {
-	mu sync.Mutex
-	// opener is the caller that opened each live session, by session ID.
-	opener map[string]sessionOpener
+// sessionTable holds the state of every live session (see sessionState):
+// made at a session's first request, dropped when it ends, both here. It
+// also counts the HTTP sessions being opened, for the caps.
+type sessionTable struct {
+	mu   sync.Mutex
+	of   map[*mcp.ServerSession]*sessionState
+	byID map[string]*sessionState // those with an ID of their own
 	// opening counts the sessions being opened, in all and by subject.
 	opening   int
 	openingBy map[string]int
 }
 
+// sessionState is what folio keeps of one session while it lasts.
+type sessionState struct {
+	// opener is who opened it, when it is an HTTP session.
+	opener    sessionOpener
+	hasOpener bool
+	// connection names a session that has no ID of its own (stdio, or any
+	// transport of one connection), once asked (see connectionID).
+	connection string
+	// catalog is the upstream tools it was given, once it asked.
+	catalog *upstream.Catalog
+	// subscribedWith is the hash of the token it last subscribed with,
+	// so that resources/updated reaches it only while that token may
+	// still see the file.
+	subscribedWith string
+}
+
 type sessionOpener struct {
 	subject   string
 	tokenHash string // "" without a tokens file
+}
+
+func newSessionTable() *sessionTable {
+	return &sessionTable{of: map[*mcp.ServerSession]*sessionState{}, byID: map[string]*sessionState{}, openingBy: map[string]int{}}
+}
+
+// track makes the state of ss, unless it has one: the one place a state
+// is made; the one place it is dropped is when ss ends.
+func (t *sessionTable) track(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.of[ss]; ok {
+		return
+	}
+	st := &sessionState{}
+	t.of[ss] = st
+	if id := ss.ID(); id != "" {
+		t.byID[id] = st
+	}
+	go func() {
+		ss.Wait()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		delete(t.of, ss)
+		if id := ss.ID(); id != "" && t.byID[id] == st {
+			delete(t.byID, id)
+		}
+	}()
+}
+
+// with calls fn with the state of ss under the table's lock, and reports
+// whether ss has one (a session folio has not seen a request of has none).
+func (t *sessionTable) with(ss *mcp.ServerSession, fn func(*sessionState)) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.of[ss]
+	if ok {
+		fn(st)
+	}
+	return ok
+}
+
+// catalogs returns the upstream tools given to each session.
+func (t *sessionTable) catalogs() map[*mcp.ServerSession]*upstream.Catalog {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	given := map[*mcp.ServerSession]*upstream.Catalog{}
+	for ss, st := range t.of {
+		if st.catalog != nil {
+			given[ss] = st.catalog
+		}
+	}
+	return given
 }
 
 // sessionlessProtocol is the first MCP version without sessions: its
@@ -68,24 +140,20 @@ func (s *Server) limitSessions(next http.Handler) http.Handler {
 
 // admit counts a session being opened by subject, or says why it may not be.
 func (s *Server) admit(subject string) string {
-	t := &s.sessions
+	t := s.sessions
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	live := map[string]bool{}
-	for ss := range s.mcp.Sessions() {
-		live[ss.ID()] = true
-	}
-	mine := t.openingBy[subject]
-	for id, who := range t.opener {
-		switch {
-		case !live[id]:
-			delete(t.opener, id)
-		case who.subject == subject:
-			mine++
+	open, mine := t.opening, t.openingBy[subject]
+	for _, st := range t.of {
+		if st.hasOpener {
+			open++
+			if st.opener.subject == subject {
+				mine++
+			}
 		}
 	}
 	switch {
-	case len(t.opener)+t.opening >= s.cfg.MaxSessions:
+	case open >= s.cfg.MaxSessions:
 		return fmt.Sprintf("folio has its most sessions open (%d): end sessions you no longer use (HTTP DELETE), or wait for idle ones to close after %v", s.cfg.MaxSessions, sessionTimeout)
 	case mine >= s.cfg.MaxSessionsPerSubject:
 		return fmt.Sprintf("%s has its most sessions open (%d): end sessions you no longer use (HTTP DELETE), or wait for idle ones to close after %v", subject, s.cfg.MaxSessionsPerSubject, sessionTimeout)
@@ -95,25 +163,24 @@ func (s *Server) admit(subject string) string {
 	return ""
 }
 
-// opened ends what admit began: the session id (if one was opened) is who's.
+// opened ends what admit began: the session id, if one was opened (and
+// lives still), is who's.
 func (s *Server) opened(who sessionOpener, id string) {
-	t := &s.sessions
+	t := s.sessions
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.opening--
 	if t.openingBy[who.subject]--; t.openingBy[who.subject] == 0 {
 		delete(t.openingBy, who.subject)
 	}
-	if id != "" {
-		t.opener[id] = who
+	if st, ok := t.byID[id]; ok && id != "" {
+		st.opener, st.hasOpener = who, true
 	}
 }
 
 // openerOf is who opened the HTTP session ss; ok is false for a session
 // of another transport.
-func (s *Server) openerOf(ss *mcp.ServerSession) (sessionOpener, bool) {
-	s.sessions.mu.Lock()
-	defer s.sessions.mu.Unlock()
-	who, ok := s.sessions.opener[ss.ID()]
+func (s *Server) openerOf(ss *mcp.ServerSession) (who sessionOpener, ok bool) {
+	s.sessions.with(ss, func(st *sessionState) { who, ok = st.opener, st.hasOpener })
 	return who, ok
 }

@@ -187,7 +187,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if len(a.URIs) > MaxURIs {
 		return errorResult(invalid(fmt.Sprintf("uris takes at most %d files; read the rest in another call", MaxURIs))), nil
 	}
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -347,7 +347,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	case a.Glob != "" && !doublestar.ValidatePattern(a.Glob):
 		return errorResult(invalid(fmt.Sprintf("glob %q is not a valid doublestar pattern", a.Glob))), nil
 	}
-	c, err := s.caller(ctx, req.Extra)
+	c, err := s.caller(ctx)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -405,7 +405,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return s.toolError(err)
 	}
-	return s.answer(ctx, req, c, b), nil
+	return textResult(string(b)), nil
 }
 
 // listRoots answers a list without uri when several roots are served:
@@ -423,7 +423,7 @@ func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *cal
 	if err != nil {
 		return s.toolError(err)
 	}
-	return s.answer(ctx, req, c, b), nil
+	return textResult(string(b)), nil
 }
 
 func invalid(msg string) *toolerr.Error {

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/upstream"
 )
@@ -51,8 +49,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return next(ctx, method, req)
 		}
-		c, err := s.caller(ctx, call.Extra)
-		if err != nil {
+		if _, err := s.caller(ctx); err != nil {
 			return nil, err
 		}
 		if now, err := s.cfg.Gateway.Catalog(ctx); err == nil {
@@ -88,7 +85,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			// answers as for folio's own.
 			return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
 		}
-		return s.foldUpstream(ctx, call, c, tool.Def, res), nil
+		return res, nil
 	}
 }
 
@@ -126,30 +123,20 @@ func answerBytes(res *mcp.CallToolResult) int {
 // current one.
 func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstream.Catalog, error) {
 	ss, _ := sess.(*mcp.ServerSession)
-	if ss != nil {
-		s.mu.Lock()
-		c, ok := s.catalogs[ss]
-		s.mu.Unlock()
-		if ok {
-			return c, nil
-		}
+	var given *upstream.Catalog
+	if ss != nil && s.sessions.with(ss, func(st *sessionState) { given = st.catalog }) && given != nil {
+		return given, nil
 	}
 	c, err := s.cfg.Gateway.Catalog(ctx)
 	if err != nil || ss == nil {
 		return c, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if first, ok := s.catalogs[ss]; ok {
-		return first, nil
-	}
-	s.catalogs[ss] = c
-	go func() {
-		ss.Wait()
-		s.mu.Lock()
-		delete(s.catalogs, ss)
-		s.mu.Unlock()
-	}()
+	s.sessions.with(ss, func(st *sessionState) {
+		if st.catalog == nil {
+			st.catalog = c
+		}
+		c = st.catalog
+	})
 	return c, nil
 }
 
@@ -169,10 +156,7 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 // or changed. The session keeps its tools; a new session gets the new
 // ones. (A session hears it at its log level: see startLogging.)
 func (s *Server) tellDrift(now *upstream.Catalog) {
-	s.mu.Lock()
-	given := maps.Clone(s.catalogs)
-	s.mu.Unlock()
-	for ss, was := range given {
+	for ss, was := range s.sessions.catalogs() {
 		changes := upstream.Diff(was, now)
 		if len(changes) == 0 {
 			continue
@@ -203,26 +187,20 @@ func (s *Server) toolAccess(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Tokens == nil || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
-		// Only the token's tools list matters here: one lookup, not the
-		// caller's whole view (the handler builds that, and refuses a call
-		// with no valid token).
-		var id tokens.Identity
-		if ti := tokenInfo(ctx, req.GetExtra()); ti != nil {
-			hash, _ := ti.Extra[identityKey].(string)
-			id, _ = s.cfg.Tokens.Lookup(hash)
-		}
-		if len(id.Tools) == 0 {
+		// With no valid token, the handler refuses the call.
+		c, err := s.caller(ctx)
+		if err != nil || len(c.tools) == 0 {
 			return next(ctx, method, req)
 		}
 		if call, ok := req.(*mcp.CallToolRequest); ok {
-			if !id.MayUse(call.Params.Name) {
+			if !c.mayUse(call.Params.Name) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
 			}
 			return next(ctx, method, req)
 		}
 		res, err := next(ctx, method, req)
 		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !id.MayUse(t.Name) })
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !c.mayUse(t.Name) })
 		}
 		return res, err
 	}

@@ -147,9 +147,8 @@ func (s *Server) guardNotifications(next mcp.MethodHandler) mcp.MethodHandler {
 		switch p := req.GetParams().(type) {
 		case *mcp.ResourceUpdatedNotificationParams:
 			if s.cfg.Tokens != nil {
-				s.mu.Lock()
-				hash := s.subscribedWith[ss]
-				s.mu.Unlock()
+				hash := ""
+				s.sessions.with(ss, func(st *sessionState) { hash = st.subscribedWith })
 				if _, view, err := s.identity(hash); err != nil || !view.Permits(p.URI) {
 					return nil, nil
 				}
