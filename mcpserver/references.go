@@ -16,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // uriSuffix marks an argument that passes a value by reference: X_uri in
@@ -113,7 +114,7 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 // caller's upstream catalog, the arguments folio invites references for
 // (none with NoReferenceArgs); folio's own tools declare none.
 func (s *Server) referenceArgs(ctx context.Context, call *mcp.CallToolRequest) (map[string]string, error) {
-	if s.cfg.Gateway == nil || s.cfg.NoReferenceArgs || !strings.Contains(call.Params.Name, "__") {
+	if s.cfg.Gateway == nil || s.cfg.NoReferenceArgs || !strings.Contains(call.Params.Name, upstream.Separator) {
 		return nil, nil
 	}
 	catalog, err := s.sessionCatalog(ctx, call.GetSession())

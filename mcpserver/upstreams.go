@@ -25,7 +25,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Gateway == nil || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
-		if call, ok := req.(*mcp.CallToolRequest); ok && !strings.Contains(call.Params.Name, "__") {
+		if call, ok := req.(*mcp.CallToolRequest); ok && !strings.Contains(call.Params.Name, upstream.Separator) {
 			// One of folio's own: no need to wait for the upstreams.
 			return next(ctx, method, req)
 		}

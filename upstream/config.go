@@ -13,14 +13,6 @@ import (
 	"strings"
 )
 
-// Transports an upstream is reached by.
-const (
-	Stdio = "stdio"
-	HTTP  = "http"
-	// SSE is the older HTTP+SSE transport (protocol 2024-11-05).
-	SSE = "sse"
-)
-
 // Server is one configured upstream, its ${VAR}s expanded.
 type Server struct {
 	Name string
@@ -111,62 +103,19 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 	if err := dec.Decode(&e); err != nil {
 		return Server{}, bad("entry", "%v", err)
 	}
-	s := Server{Name: name, Command: e.Command, Cwd: e.Cwd}
-	var err error
-	expand := func(field, v string) string {
+	expand := func(field, v string) (string, error) {
+		out, err := expandVars(v, lookup)
 		if err != nil {
-			return ""
+			return "", bad(field, "%v", err)
 		}
-		var out string
-		out, err = expandVars(v, lookup)
-		if err != nil {
-			err = bad(field, "%v", err)
-		}
-		return out
+		return out, nil
 	}
-	switch e.Type {
-	case "", Stdio:
-		s.Transport = Stdio
-		if e.Command == "" {
-			return Server{}, bad("command", "a stdio server needs a command (or give \"type\":\"http\" and a url)")
-		}
-		if e.URL != "" || len(e.Headers) > 0 {
-			return Server{}, bad("url", "a stdio server takes no url or headers")
-		}
-		for i, a := range e.Args {
-			s.Args = append(s.Args, expand(fmt.Sprintf("args[%d]", i), a))
-		}
-		if len(e.Env) > 0 {
-			s.Env = map[string]string{}
-			for k, v := range e.Env {
-				s.Env[k] = expand("env."+k, v)
-			}
-		}
-	case HTTP, "streamable-http", "streamableHttp", SSE:
-		s.Transport = HTTP
-		if e.Type == SSE {
-			s.Transport = SSE
-		}
-		if e.URL == "" {
-			return Server{}, bad("url", "an %s server needs a url", s.Transport)
-		}
-		if e.Command != "" || len(e.Args) > 0 || len(e.Env) > 0 || e.Cwd != "" {
-			return Server{}, bad("command", "an %s server takes no command, args, env or cwd", s.Transport)
-		}
-		s.URL = expand("url", e.URL)
-		if err == nil && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
-			return Server{}, bad("url", "%q is not an http:// or https:// URL", s.URL)
-		}
-		if len(e.Headers) > 0 {
-			s.Headers = map[string]string{}
-			for k, v := range e.Headers {
-				s.Headers[k] = expand("headers."+k, v)
-			}
-		}
-	default:
+	kind, ok := transportNames[e.Type]
+	if !ok {
 		return Server{}, bad("type", "%q is not a transport folio speaks: use \"stdio\", \"http\" or \"sse\"", e.Type)
 	}
-	if err != nil {
+	s := Server{Name: name, Transport: kind}
+	if err := transports[kind].parse(&s, e, expand, bad); err != nil {
 		return Server{}, err
 	}
 	return s, nil

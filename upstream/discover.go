@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,24 +21,11 @@ import (
 // telling of the upstream (a banner line it printed) goes to log; what its
 // tool lists say of tasks, to notes.
 func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, notes *taskNotes) (*mcp.ClientSession, error) {
-	var t mcp.Transport
-	switch s.Transport {
-	case Stdio:
-		cmd := exec.CommandContext(ctx, s.Command, s.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		cmd.Dir = s.Cwd
-		t = &stdioTransport{cmd: cmd, name: s.Name, log: log, notes: notes}
-	case HTTP:
-		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, notes}}}
-	case SSE:
-		t = &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, notes}}}
-	default:
+	kind, ok := transports[s.Transport]
+	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	cs, err := client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, kind.connect(ctx, s, log, notes), nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}

@@ -10,8 +10,12 @@ import (
 // toolName is a tool name under MCP's rules: 1 to 64 of A-Za-z0-9_.-.
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
+// Separator parts an upstream's name from its tool's in the names folio
+// offers: no tool of folio's own has it.
+const Separator = "__"
+
 // ToolName is the name folio offers an upstream's tool by: the server's
-// name, "__", and the tool's name with every character MCP does not allow
+// name, Separator, and the tool's name with every character MCP does not allow
 // in a name replaced by "_". Always prefixed, so that a server's tools
 // keep their names whatever other servers offer (CheckNames makes the
 // prefixes unambiguous). A name that cannot be made valid (empty, or over
@@ -23,7 +27,7 @@ func ToolName(server, tool string) (string, error) {
 		}
 		return '_'
 	}, tool)
-	name := server + "__" + clean
+	name := server + Separator + clean
 	if tool == "" || !toolName.MatchString(name) {
 		return "", fmt.Errorf("%w: server %q, tool %s: %s is not a valid MCP tool name (1 to 64 of A-Za-z0-9_.-): it is not offered", ErrConfig, server, quote(tool), quote(name))
 	}
@@ -75,7 +79,7 @@ func CheckNames(servers []Server) error {
 			switch {
 			case b.Name == a.Name+"_":
 				ours, theirs = "_x", "x"
-			case strings.HasPrefix(b.Name, a.Name+"__"):
+			case strings.HasPrefix(b.Name, a.Name+Separator):
 				ours, theirs = b.Name[len(a.Name)+2:]+"__x", "x"
 			default:
 				continue
