@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -77,5 +78,43 @@ func TestReadPagesEveryTransport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLongLineFooter: a line cut in a line read is named in the footer
+// with the exact page read that gives it whole, and that read does.
+func TestLongLineFooter(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("é", 2500)
+	e.write(t, "long.txt", "first\n"+long+"\nlast\n")
+	cs := dialMemory(t, e.server(t, serverOpts{}), nil)
+	r := call(t, cs, "read", map[string]any{"uri": "long.txt"})
+	_, footer, _ := strings.Cut(r.text, "\n[folio] ")
+	start := strings.Index(footer, "read {")
+	if r.isError || !strings.Contains(footer, "1 line(s) cut at 2000 characters (first: 2)") || start < 0 {
+		t.Fatalf("footer %q", footer)
+	}
+	var args map[string]any
+	if err := json.NewDecoder(strings.NewReader(footer[start+len("read "):])).Decode(&args); err != nil || args["line"] != 2.0 || args["max_tokens"] != 2000.0 {
+		t.Fatalf("the footer's call %q: %v", footer[start:], err)
+	}
+	// Its pages, followed, give the line whole.
+	var got strings.Builder
+	for range 10 {
+		var page struct {
+			Content    string
+			HasMore    bool   `json:"has_more"`
+			NextCursor string `json:"next_cursor"`
+		}
+		json.Unmarshal([]byte(call(t, cs, "read", args).text), &page)
+		got.WriteString(page.Content)
+		if !page.HasMore {
+			break
+		}
+		args["cursor"] = page.NextCursor
+		delete(args, "line")
+	}
+	if got.String() != long+"\nlast\n" {
+		t.Fatalf("the pages the footer gives read %.80q", got.String())
 	}
 }

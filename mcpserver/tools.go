@@ -194,7 +194,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if paged {
 		return s.readPage(ctx, c, a)
 	}
-	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens}
+	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter}
 	if a.Offset != nil {
 		lr.Offset = *a.Offset
 	}
@@ -250,8 +250,47 @@ const minLineTokens = 200
 // joinFooter is the lines of l, a newline, and their footer line, as a
 // text page ends: what comes before the last "\n[folio] " is the lines.
 func joinFooter(l *reader.Lines) string {
-	return string(l.Text) + "\n" + l.Footer()
+	return string(l.Text) + "\n" + lineFooter(l)
 }
+
+// lineFooter is the line that follows the lines of a line-mode read:
+// where they are in the file, its version, and the exact read call that
+// goes on.
+func lineFooter(l *reader.Lines) string {
+	var b strings.Builder
+	b.WriteString("[folio] ")
+	b.WriteString(l.URI)
+	switch {
+	case l.Total == 0:
+		b.WriteString(": empty file")
+	case l.Count == 0:
+		fmt.Fprintf(&b, ": %d lines; no line fits in the tokens this answer has left: read it alone, or in pages with max_tokens", l.Total)
+	default:
+		fmt.Fprintf(&b, ": lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
+	}
+	b.WriteString(", version ")
+	b.WriteString(l.Version)
+	if len(l.Cut) > 0 {
+		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
+			len(l.Cut), reader.MaxLineChars, l.Cut[0], quote(l.URI), l.Cut[0])
+	}
+	if l.Capped {
+		b.WriteString("; stopped at the token cap")
+	}
+	if next := l.Next(); next > 0 {
+		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.URI), next)
+		if l.Limit > 0 {
+			fmt.Fprintf(&b, ",\"limit\":%d", l.Limit)
+		}
+		b.WriteString("}")
+	} else if l.Count > 0 {
+		b.WriteString("; end of file")
+	}
+	return b.String()
+}
+
+// quote is s as a JSON string, escaped as pages are.
+func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
 func (s *Server) readPage(ctx context.Context, c *caller, a readArgs) (*mcp.CallToolResult, error) {

@@ -3,12 +3,9 @@ package reader
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -41,6 +38,9 @@ type LineRequest struct {
 	// MaxTokens caps the tokens of the lines and their footer; 0 is no
 	// cap.
 	MaxTokens int
+	// Footer is the line that follows the lines in the answer (its wording
+	// is the caller's), counted within MaxTokens; nil for none.
+	Footer func(*Lines) string
 }
 
 // Lines is what a line read gives.
@@ -72,43 +72,13 @@ func (l *Lines) Next() int {
 	return l.First + l.Count
 }
 
-// Footer is the line that follows the lines in an agent's answer: where
-// the lines are in the file, its version, and the exact call that goes on.
-func (l *Lines) Footer() string {
-	var b strings.Builder
-	b.WriteString("[folio] ")
-	b.WriteString(l.URI)
-	switch {
-	case l.Total == 0:
-		b.WriteString(": empty file")
-	case l.Count == 0:
-		fmt.Fprintf(&b, ": %d lines; no line fits in the tokens this answer has left: read it alone, or in pages with max_tokens", l.Total)
-	default:
-		fmt.Fprintf(&b, ": lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
+// footer is the footer of l, "" without one.
+func (req LineRequest) footer(l *Lines) string {
+	if req.Footer == nil {
+		return ""
 	}
-	b.WriteString(", version ")
-	b.WriteString(l.Version)
-	if len(l.Cut) > 0 {
-		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
-			len(l.Cut), MaxLineChars, l.Cut[0], quote(l.URI), l.Cut[0])
-	}
-	if l.Capped {
-		b.WriteString("; stopped at the token cap")
-	}
-	if next := l.Next(); next > 0 {
-		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.URI), next)
-		if l.Limit > 0 {
-			fmt.Fprintf(&b, ",\"limit\":%d", l.Limit)
-		}
-		b.WriteString("}")
-	} else if l.Count > 0 {
-		b.WriteString("; end of file")
-	}
-	return b.String()
+	return req.Footer(l)
 }
-
-// quote is s as a JSON string, escaped as pages are.
-func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // ReadLines reads lines of a file, bounded as req says: the file's own
 // bytes, but for cut lines.
@@ -156,7 +126,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if req.MaxTokens > 0 {
 		// Room for the longest footer this answer can have.
 		worst := Lines{URI: l.URI, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit}
-		footer := "\n" + worst.Footer()
+		footer := "\n" + req.footer(&worst)
 		footerBytes = len(footer)
 		tokens = r.counter.Count(footer)
 	}
@@ -194,7 +164,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 		l.Count++
 	}
 	if counting {
-		r.capLines(l, ends, req.MaxTokens)
+		r.capLines(l, ends, req)
 	}
 	snap.Keep(ctx, int64(len(l.Text)))
 	return l, nil
@@ -204,12 +174,12 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 // the pieces' sum chose where to stop; the whole may count a little
 // differently, and then fewer lines are given. ends holds where each line
 // of Text ends.
-func (r *Reader) capLines(l *Lines, ends []int, max int) {
+func (r *Reader) capLines(l *Lines, ends []int, req LineRequest) {
 	fits := func(k int) bool {
 		c := *l
 		c.Text, c.Count, c.Capped = l.Text[:ends[k-1]], k, c.Capped || k < l.Count
 		c.Cut = cutsBefore(l.Cut, c.First+k)
-		return r.counter.Count(string(c.Text)+"\n"+c.Footer()) <= max
+		return r.counter.Count(string(c.Text)+"\n"+req.footer(&c)) <= req.MaxTokens
 	}
 	k := l.Count
 	if k == 0 || fits(k) {
