@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-mcp/folio/wire"
 )
 
 // TestAgentPaths: the instructions name the roots; a glob given with a
@@ -19,7 +21,7 @@ func TestAgentPaths(t *testing.T) {
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, e.fs.Roots()[0]) {
 		t.Errorf("the instructions do not name the root: %s", ins)
 	}
-	var l Listing
+	var l wire.Listing
 	json.Unmarshal([]byte(call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.go"}).text), &l)
 	if len(l.Entries) != 1 || l.Entries[0].Path != "net/http/server.go" {
 		t.Errorf("glob relative to uri: %+v", l)

@@ -26,6 +26,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // TestSymlinkSwapRace: while a directory and a symlink to a hidden one
@@ -218,7 +219,7 @@ func TestGrepAnswerBound(t *testing.T) {
 	tok := e.addToken(t, "alice")
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
 	r := call(t, cs, "grep", map[string]any{"pattern": "match", "context": 20, "max_matches": 100000})
-	h, _ := r.meta[MetaResultHandle].(map[string]any)
+	h, _ := r.meta[wire.MetaResultHandle].(map[string]any)
 	size, _ := h["bytes"].(float64)
 	if h == nil || size == 0 || size > bound {
 		t.Fatalf("answer of %v bytes (bound %d): %.300s", size, bound, r.text)
@@ -290,7 +291,7 @@ func TestLineReadBound(t *testing.T) {
 	e.write(t, "f.txt", text)
 	tok := e.addToken(t, "alice")
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
-	uris := make([]string, MaxURIs)
+	uris := make([]string, wire.MaxURIs)
 	for i := range uris {
 		uris[i] = "f.txt"
 	}
@@ -301,7 +302,7 @@ func TestLineReadBound(t *testing.T) {
 		t.Errorf("uris: %d tokens, cap %d", n, reader.DefaultLineMaxTokens)
 	}
 	files := strings.Count(read, "=== ")
-	if files < 2 || strings.Count(read, "stopped at the token cap") != 1 || strings.Count(rest, "f.txt") != MaxURIs-files {
+	if files < 2 || strings.Count(read, "stopped at the token cap") != 1 || strings.Count(rest, "f.txt") != wire.MaxURIs-files {
 		t.Errorf("uris: %d files read, the last cut, the others named as not read: %.300s … %.300s", files, read, rest)
 	}
 
@@ -336,7 +337,7 @@ func TestListBound(t *testing.T) {
 	const bound = 8 << 10
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, maxAnswerBytes: bound, threshold: 1 << 20}), nil)
 	r := call(t, cs, "list", map[string]any{"recursive": true})
-	var l Listing
+	var l wire.Listing
 	if err := json.Unmarshal([]byte(r.text), &l); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // realText is 1 MiB of real Go source from the Go distribution.
@@ -175,7 +176,7 @@ func BenchmarkResultQueryHTTP(b *testing.B) {
 			defer store.Close()
 			cs := dialHTTP(b, serveHTTP(b, e.server(b, serverOpts{store: store})), tok, nil)
 			r := call(b, cs, "grep", map[string]any{"pattern": "needle", "max_matches": 100000})
-			m, _ := r.meta[MetaResultHandle].(map[string]any)
+			m, _ := r.meta[wire.MetaResultHandle].(map[string]any)
 			handle, _ := m["handle"].(string)
 			if handle == "" {
 				b.Fatalf("not folded: %.200s", r.text)

@@ -22,6 +22,7 @@ import (
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // TestVersionConflict: a file rewritten between two pages with the same
@@ -128,14 +129,14 @@ func TestArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, cs, "read", tc.args)
-			n, _ := r.meta[MetaContentBytes].(float64)
+			n, _ := r.meta[wire.MetaContentBytes].(float64)
 			if r.isError || int(n) > len(r.text) || r.text[:int(n)] != tc.lines {
-				t.Fatalf("got %q (error %v, content_bytes %v), want lines %q", r.text, r.isError, r.meta[MetaContentBytes], tc.lines)
+				t.Fatalf("got %q (error %v, content_bytes %v), want lines %q", r.text, r.isError, r.meta[wire.MetaContentBytes], tc.lines)
 			}
 			if got, ok := strings.CutPrefix(r.text[int(n):], "\n"); !ok || got != tc.tail {
 				t.Fatalf("footer %q, want %q", got, tc.tail)
 			}
-			if r.meta[MetaNextOffset] != float64(tc.next) || r.meta[MetaTotalLines] != float64(4) || r.meta[MetaVersion] != lVersion {
+			if r.meta[wire.MetaNextOffset] != float64(tc.next) || r.meta[wire.MetaTotalLines] != float64(4) || r.meta[wire.MetaVersion] != lVersion {
 				t.Fatalf("_meta %v", r.meta)
 			}
 		})
@@ -168,7 +169,7 @@ func TestArguments(t *testing.T) {
 		{"unknown format", map[string]any{"uri": "l.txt", "max_tokens": 100, "format": "yaml"}},
 		{"wrong type", map[string]any{"uri": "l.txt", "max_tokens": "2000"}},
 		{"unknown argument", map[string]any{"uri": "l.txt", "max_token": 2000}},
-		{"too many uris", map[string]any{"uris": make([]string, MaxURIs+1)}},
+		{"too many uris", map[string]any{"uris": make([]string, wire.MaxURIs+1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantCode(t, call(t, cs, "read", tc.args), toolerr.CodeInvalidArgument)
@@ -369,7 +370,7 @@ func TestToolSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	structs := map[string]any{"read": readArgs{}, "list": listArgs{}, "grep": grepArgs{}, "result_query": resultQueryArgs{}}
+	structs := map[string]any{"read": wire.ReadArgs{}, "list": wire.ListArgs{}, "grep": wire.GrepArgs{}, "result_query": wire.ResultQueryArgs{}}
 	// tool.property: {minimum, maximum}, -1 for none.
 	limits := map[string][2]int{
 		"read.offset":             {-1, -1},
@@ -377,7 +378,7 @@ func TestToolSchemas(t *testing.T) {
 		"read.line":               {1, -1},
 		"read.max_tokens":         {1, reader.MaxTokensLimit},
 		"list.max_depth":          {0, -1},
-		"list.max_entries":        {1, MaxEntriesLimit},
+		"list.max_entries":        {1, wire.MaxEntriesLimit},
 		"grep.context":            {0, search.MaxContext},
 		"grep.max_matches":        {1, search.MaxMatchesLimit},
 		"result_query.offset":     {0, -1},

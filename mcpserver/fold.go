@@ -11,36 +11,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/wire"
 )
-
-// MetaResultHandle is the _meta key of a folded answer: {handle, bytes,
-// ttlSeconds}.
-const MetaResultHandle = "folio/result-handle"
 
 const resultQueryDescription = `Read part of a folded answer. A tool answer too large to send whole comes as {"preview","shape","handle"}: the preview cuts lists and strings short, the shape gives the lengths and keys. Pass the handle and a path (entries.2.path or /entries/2/path; default the whole answer); of a list, offset and limit (default 20) or page select items, of a string characters (default 2000); fields keeps only those keys; max_tokens gives as much as fits. Answers {"path","value","total","offset","next_offset"}; next_offset is set while more remains.`
 
-const resultQuerySchema = `{"type":"object","properties":{
-"handle":{"type":"string"},
-"path":{"type":"string"},
-"offset":{"type":"integer","minimum":0},
-"limit":{"type":"integer","minimum":1},
-"page":{"type":"integer","minimum":1,"description":"from 1, in place of offset"},
-"fields":{"type":"array","items":{"type":"string"}},
-"max_tokens":{"type":"integer","minimum":1}},
-"required":["handle"],"additionalProperties":false}`
-
-type resultQueryArgs struct {
-	Handle    string   `json:"handle"`
-	Path      string   `json:"path"`
-	Offset    *int     `json:"offset"`
-	Limit     *int     `json:"limit"`
-	Page      *int     `json:"page"`
-	Fields    []string `json:"fields"`
-	MaxTokens *int     `json:"max_tokens"`
-}
-
 func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a resultQueryArgs
+	var a wire.ResultQueryArgs
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
@@ -59,7 +36,7 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	res := textResult(string(ans.JSON))
 	if a.MaxTokens != nil {
-		res.Meta = mcp.Meta{MetaTokens: ans.Tokens, MetaTokenizer: s.cfg.Counter.Name()}
+		res.Meta = mcp.Meta{wire.MetaTokens: ans.Tokens, wire.MetaTokenizer: s.cfg.Counter.Name()}
 	}
 	return res, nil
 }
@@ -137,7 +114,7 @@ func foldedResult(folded *fold.Folded) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: folded.Text()}},
 		StructuredContent: json.RawMessage(folded.JSON),
-		Meta:              mcp.Meta{MetaResultHandle: map[string]any{"handle": folded.Handle, "uri": fold.URI(folded.Handle, ""), "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}},
+		Meta:              mcp.Meta{wire.MetaResultHandle: map[string]any{"handle": folded.Handle, "uri": fold.URI(folded.Handle, ""), "bytes": folded.Bytes, "ttlSeconds": int(folded.TTL.Seconds())}},
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // folded is a folded tool answer as a client sees it.
@@ -49,7 +50,7 @@ func wantFolded(t testing.TB, r result) folded {
 	if err := json.Unmarshal([]byte(body), &again); err != nil || again.Handle != f.Handle {
 		t.Fatalf("text JSON %.300s: %v", body, err)
 	}
-	m, _ := r.meta[MetaResultHandle].(map[string]any)
+	m, _ := r.meta[wire.MetaResultHandle].(map[string]any)
 	if m["handle"] != f.Handle || m["bytes"].(float64) <= float64(fold.DefaultThresholdBytes) || m["ttlSeconds"] != float64(600) {
 		t.Fatalf("_meta %v", r.meta)
 	}
@@ -106,7 +107,7 @@ func TestListFoldsOverHTTP(t *testing.T) {
 
 	// The same listing, whole, from a server that never folds.
 	whole := e.server(t, serverOpts{threshold: 1 << 30, local: true})
-	var want Listing
+	var want wire.Listing
 	if err := json.Unmarshal([]byte(call(t, dialMemory(t, whole, nil), "list", map[string]any{"recursive": true}).text), &want); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestListFoldsOverHTTP(t *testing.T) {
 		t.Fatalf("result_query gave %d entries, the whole listing has %d", len(got), len(want.Entries))
 	}
 	for i, raw := range got {
-		var entry Entry
+		var entry wire.Entry
 		json.Unmarshal(raw, &entry)
 		w := want.Entries[i]
 		if entry.Path != w.Path || entry.Type != w.Type || (w.Size == nil) != (entry.Size == nil) || w.Size != nil && *w.Size != *entry.Size {
@@ -130,7 +131,7 @@ func TestListFoldsOverHTTP(t *testing.T) {
 	// By tokens: the answer fits max_tokens, as _meta reports.
 	r = call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "offset": 10, "max_tokens": 200})
 	n := counter(t, "o200k_base").Count(r.text)
-	if r.isError || n > 200 || r.meta[MetaTokens] != float64(n) || r.meta[MetaTokenizer] != "o200k_base" {
+	if r.isError || n > 200 || r.meta[wire.MetaTokens] != float64(n) || r.meta[wire.MetaTokenizer] != "o200k_base" {
 		t.Errorf("max_tokens 200: %d tokens, _meta %v: %s", n, r.meta, r.text)
 	}
 
@@ -261,7 +262,7 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 	}
 	srv.Kill()
 	r := call(t, cs, "list", nil)
-	var whole Listing
+	var whole wire.Listing
 	if r.isError || r.raw.StructuredContent != nil || json.Unmarshal([]byte(r.text), &whole) != nil || len(whole.Entries) != 400 {
 		t.Fatalf("with Redis down: %.200s", r.text)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // FuzzToolArguments: any arguments decode or fail as invalid_argument, and
@@ -16,14 +17,13 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add([]byte(`{"uri":"a","recursive":true,"max_depth":2,"glob":"**/*.go"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var a readArgs
+		var a wire.ReadArgs
 		if e := decodeArgs(b, &a); e != nil {
 			if e.Code != toolerr.CodeInvalidArgument {
 				t.Fatalf("code %s", e.Code)
 			}
 		} else {
-			args := reader.Args{URI: a.URI, URIs: a.URIs, Offset: a.Offset, Limit: a.Limit, MaxTokens: a.MaxTokens, Cursor: a.Cursor}
-			paged, err := args.Paged()
+			paged, err := a.Paged()
 			if err != nil {
 				if reader.AsError(err).Code != toolerr.CodeInvalidArgument {
 					t.Fatal(err)
@@ -32,7 +32,7 @@ func FuzzToolArguments(f *testing.F) {
 				t.Fatalf("paged with line arguments: %s", b)
 			}
 		}
-		var l listArgs
+		var l wire.ListArgs
 		if e := decodeArgs(b, &l); e != nil && e.Code != toolerr.CodeInvalidArgument {
 			t.Fatalf("code %s", e.Code)
 		}

@@ -7,21 +7,22 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
-func listing(t *testing.T, r result) Listing {
+func listing(t *testing.T, r result) wire.Listing {
 	t.Helper()
 	if r.isError {
 		t.Fatal(r.text)
 	}
-	var l Listing
+	var l wire.Listing
 	if err := json.Unmarshal([]byte(r.text), &l); err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
 
-func paths(l Listing) string {
+func paths(l wire.Listing) string {
 	var out []string
 	for _, e := range l.Entries {
 		s := e.Path
@@ -86,7 +87,7 @@ func TestList(t *testing.T) {
 	for _, args := range []map[string]any{
 		{"uri": "README.md"},
 		{"max_entries": 0},
-		{"max_entries": MaxEntriesLimit + 1},
+		{"max_entries": wire.MaxEntriesLimit + 1},
 		{"max_depth": 2},
 		{"recursive": true, "max_depth": -1},
 		{"glob": "[bad"},

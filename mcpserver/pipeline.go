@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/wire"
 )
 
 // pipeline is every request's way through folio, outermost stage first:
@@ -99,7 +101,7 @@ func (s *Server) foldAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		switch name := call.Params.Name; name {
-		case "list", "grep":
+		case wire.List, wire.Grep:
 			return s.foldOwn(ctx, call, answer), nil
 		default:
 			if s.cfg.Gateway == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // seedLine is the seed's hard line: CJK, emoji, quotes, backslashes.
@@ -30,7 +31,7 @@ func pageAll(t testing.TB, cs *mcp.ClientSession, c pager.Counter, uri string, b
 		}
 		if n := c.Count(r.text); n > budget {
 			t.Fatalf("page %d counts %d tokens, over %d", i+1, n, budget)
-		} else if tok, _ := r.meta[MetaTokens].(float64); int(tok) != n || r.meta[MetaTokenizer] != c.Name() {
+		} else if tok, _ := r.meta[wire.MetaTokens].(float64); int(tok) != n || r.meta[wire.MetaTokenizer] != c.Name() {
 			t.Fatalf("page %d _meta %v, counted %d", i+1, r.meta, n)
 		}
 		p, err := pager.Decode([]byte(r.text))

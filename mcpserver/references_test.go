@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/upstream"
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // refsEnv serves two fakemcp upstreams, src and dst (whose calls are
@@ -182,7 +184,7 @@ func TestUpstreamFolding(t *testing.T) {
 	}
 	for _, name := range []string{"src__strict", "src__readtext"} {
 		res, err := cs.CallTool(context.Background(), toolCall(name, nil))
-		if err != nil || res.IsError || res.Meta[MetaResultHandle] == nil {
+		if err != nil || res.IsError || res.Meta[wire.MetaResultHandle] == nil {
 			t.Fatalf("%s did not fold: %v %.200s", name, err, mustJSON(res))
 		}
 		var structured any

@@ -14,6 +14,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // resourcePageSize is how many files one resources/list answer holds.
@@ -94,7 +95,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	snap.Keep(ctx, int64(len(snap.Window)))
 	return &mcp.ReadResourceResult{
 		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},
-		Meta:     mcp.Meta{MetaVersion: snap.Version.String()},
+		Meta:     mcp.Meta{wire.MetaVersion: snap.Version.String()},
 	}, nil
 }
 

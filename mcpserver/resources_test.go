@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-mcp/folio/fold"
-	"github.com/folio-mcp/folio/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zeebo/blake3"
+
+	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/wire"
 )
 
 func TestResources(t *testing.T) {
@@ -70,7 +72,7 @@ func TestResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := blake3.Sum256([]byte("whole text\r\nhere"))
-	if got.Contents[0].Text != "whole text\r\nhere" || got.Meta[MetaVersion] != fmt.Sprintf("%x", sum[:16]) {
+	if got.Contents[0].Text != "whole text\r\nhere" || got.Meta[wire.MetaVersion] != fmt.Sprintf("%x", sum[:16]) {
 		t.Fatalf("%+v %v", got.Contents[0], got.Meta)
 	}
 	for _, name := range []string{"secret/s.md", ".env", "bin.dat", "nope.md", "../x"} {

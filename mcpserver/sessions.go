@@ -5,10 +5,11 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/upstream"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 // Defaults of the session caps.

@@ -17,41 +17,14 @@ import (
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
-)
-
-// Limits of the tools' arguments.
-const (
-	// MaxURIs is the most files one line-mode read takes.
-	MaxURIs = 100
-	// MaxEntriesLimit is the most entries list gives; a larger answer
-	// folds into a handle (see package fold) long before it.
-	MaxEntriesLimit = 100000
+	"github.com/folio-mcp/folio/wire"
 )
 
 const readDescription = `Read a text file under the served roots. Lines count from 1 here and in grep.
 Lines: uri, with optional offset (first line; negative counts from the end: -100 is the last 100 lines) and limit. At most 2000 lines and %d tokens per answer; lines over 2000 characters are cut. A last line [folio] gives the total lines, the version, and the exact call that continues. uris reads several files, each after a line "=== <uri> ===".
 Pages: uri and max_tokens, optional line to start at. The answer is one page %s; all of it is at most max_tokens tokens (%s). While has_more is true, call again with the same uri and max_tokens and cursor=next_cursor; the contents joined give the file exactly. On version_conflict the file changed: start again without cursor.`
 
-const readSchema = `{"type":"object","properties":{
-"uri":{"type":"string","description":"path relative to the first root, absolute path, or file:// URI"},
-"uris":{"type":"array","items":{"type":"string"},"description":"several files, line mode only"},
-"offset":{"type":"integer","description":"first line, from 1; negative: from the end"},
-"limit":{"type":"integer","minimum":1,"description":"number of lines"},
-"max_tokens":{"type":"integer","minimum":1,"maximum":16777216,"description":"page budget in tokens"},
-"cursor":{"type":"string","description":"next_cursor of the previous page"},
-"line":{"type":"integer","minimum":1,"description":"first page starts at this line"},
-"format":{"type":"string","enum":["json","text"],"description":"page format, default %s"}},
-"additionalProperties":false}`
-
 const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. Without uri: the first root, or the roots themselves when there are several. A large listing folds into a handle for result_query.`
-
-const listSchema = `{"type":"object","properties":{
-"uri":{"type":"string","description":"directory"},
-"recursive":{"type":"boolean"},
-"max_depth":{"type":"integer","minimum":0,"description":"levels when recursive, 0 for all"},
-"glob":{"type":"string","description":"doublestar glob over paths relative to uri"},
-"max_entries":{"type":"integer","minimum":1,"maximum":100000,"description":"default and most 100000"}},
-"additionalProperties":false}`
 
 func (s *Server) addTools() {
 	no := false
@@ -61,29 +34,29 @@ func (s *Server) addTools() {
 		pageForm = "in text: the content as it is, then a line [folio] uri=… version=… has_more=… next_cursor=…"
 	}
 	s.mcp.AddTool(&mcp.Tool{
-		Name:        "read",
+		Name:        wire.Read,
 		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, pageForm, s.cfg.Counter.Name()),
-		InputSchema: json.RawMessage(fmt.Sprintf(readSchema, s.cfg.PageFormat)),
+		InputSchema: wire.ReadSchema(s.cfg.PageFormat),
 		Annotations: ann,
 	}, s.read)
 	s.mcp.AddTool(&mcp.Tool{
-		Name:        "list",
+		Name:        wire.List,
 		Description: listDescription,
-		InputSchema: json.RawMessage(listSchema),
+		InputSchema: wire.ListSchema(),
 		Annotations: ann,
 	}, s.list)
 	s.mcp.AddTool(&mcp.Tool{
-		Name:        "grep",
+		Name:        wire.Grep,
 		Description: grepDescription,
-		InputSchema: json.RawMessage(grepSchema),
+		InputSchema: wire.GrepSchema(),
 		Annotations: ann,
 	}, s.grep)
 	// Anonymous stateless calls never fold: no handle would be theirs.
 	if s.cfg.Fold != nil && !(s.cfg.Stateless && s.cfg.Tokens == nil) {
 		s.mcp.AddTool(&mcp.Tool{
-			Name:        "result_query",
+			Name:        wire.ResultQuery,
 			Description: resultQueryDescription,
-			InputSchema: json.RawMessage(resultQuerySchema),
+			InputSchema: wire.ResultQuerySchema(),
 			Annotations: ann,
 		}, s.resultQuery)
 	}
@@ -145,47 +118,17 @@ func (s *Server) toolError(err error) (*mcp.CallToolResult, error) {
 	return errorResult(e), nil
 }
 
-type readArgs struct {
-	URI       string   `json:"uri"`
-	URIs      []string `json:"uris"`
-	Offset    *int     `json:"offset"`
-	Limit     *int     `json:"limit"`
-	MaxTokens *int     `json:"max_tokens"`
-	Cursor    string   `json:"cursor"`
-	Line      *int     `json:"line"`
-	Format    string   `json:"format"`
-}
-
-// Keys of the _meta of a page and of a line answer.
-const (
-	MetaTokens    = "folio/tokens"
-	MetaTokenizer = "folio/tokenizer"
-	MetaVersion   = "folio/version"
-	// MetaURI, MetaHasMore and MetaNextCursor repeat a text page's footer.
-	MetaURI        = "folio/uri"
-	MetaHasMore    = "folio/has_more"
-	MetaNextCursor = "folio/next_cursor"
-	// MetaContentBytes is the length of a text page's content, or of the
-	// lines of a line answer: the footer follows.
-	MetaContentBytes = "folio/content_bytes"
-	// MetaTotalLines, MetaNextOffset: the lines of the file, and the
-	// offset that continues a line read (0 at the end).
-	MetaTotalLines = "folio/total_lines"
-	MetaNextOffset = "folio/next_offset"
-)
-
 func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a readArgs
+	var a wire.ReadArgs
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
-	args := reader.Args{URI: a.URI, URIs: a.URIs, Offset: a.Offset, Limit: a.Limit, MaxTokens: a.MaxTokens, Cursor: a.Cursor, Line: a.Line, Format: a.Format}
-	paged, err := args.Paged()
+	paged, err := a.Paged()
 	if err != nil {
 		return s.toolError(err)
 	}
-	if len(a.URIs) > MaxURIs {
-		return errorResult(invalid(fmt.Sprintf("uris takes at most %d files; read the rest in another call", MaxURIs))), nil
+	if len(a.URIs) > wire.MaxURIs {
+		return errorResult(invalid(fmt.Sprintf("uris takes at most %d files; read the rest in another call", wire.MaxURIs))), nil
 	}
 	c, err := s.caller(ctx)
 	if err != nil {
@@ -211,7 +154,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 			return errorResult(overBound(a.URI, len(l.Text), 0, s.cfg.MaxAnswerBytes)), nil
 		}
 		res := textResult(joinFooter(l))
-		res.Meta = mcp.Meta{MetaVersion: l.Version, MetaTotalLines: l.Total, MetaNextOffset: l.Next(), MetaContentBytes: len(l.Text)}
+		res.Meta = mcp.Meta{wire.MetaVersion: l.Version, wire.MetaTotalLines: l.Total, wire.MetaNextOffset: l.Next(), wire.MetaContentBytes: len(l.Text)}
 		return res, nil
 	}
 	// One token cap for the whole answer: each file has what the files
@@ -293,7 +236,7 @@ func lineFooter(l *reader.Lines) string {
 func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
-func (s *Server) readPage(ctx context.Context, c *caller, a readArgs) (*mcp.CallToolResult, error) {
+func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs) (*mcp.CallToolResult, error) {
 	format := s.cfg.PageFormat
 	if a.Format != "" {
 		format, _ = pager.ParseFormat(a.Format) // checked by Paged
@@ -307,14 +250,14 @@ func (s *Server) readPage(ctx context.Context, c *caller, a readArgs) (*mcp.Call
 		return s.toolError(err)
 	}
 	res := textResult(string(p.JSON))
-	res.Meta = mcp.Meta{MetaTokens: p.Tokens, MetaTokenizer: s.cfg.Counter.Name()}
+	res.Meta = mcp.Meta{wire.MetaTokens: p.Tokens, wire.MetaTokenizer: s.cfg.Counter.Name()}
 	if format == pager.Text {
 		d, err := p.Decode(pager.Text)
 		if err != nil {
 			return s.toolError(err)
 		}
-		res.Meta[MetaURI], res.Meta[MetaVersion], res.Meta[MetaHasMore] = d.URI, d.Version, d.HasMore
-		res.Meta[MetaNextCursor], res.Meta[MetaContentBytes] = d.NextCursor, p.End
+		res.Meta[wire.MetaURI], res.Meta[wire.MetaVersion], res.Meta[wire.MetaHasMore] = d.URI, d.Version, d.HasMore
+		res.Meta[wire.MetaNextCursor], res.Meta[wire.MetaContentBytes] = d.NextCursor, p.End
 	}
 	return res, nil
 }
@@ -329,43 +272,15 @@ func overBound(name string, size, used, bound int) *toolerr.Error {
 	return &toolerr.Error{Code: toolerr.CodeTooLarge, Message: msg + ": read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)"}
 }
 
-type listArgs struct {
-	URI        string `json:"uri"`
-	Recursive  bool   `json:"recursive"`
-	MaxDepth   *int   `json:"max_depth"`
-	Glob       string `json:"glob"`
-	MaxEntries *int   `json:"max_entries"`
-}
-
-// Listing is the answer of the list tool.
-type Listing struct {
-	URI       string  `json:"uri"`
-	Root      string  `json:"root"`
-	Entries   []Entry `json:"entries"`
-	Truncated bool    `json:"truncated"`
-	Note      string  `json:"note,omitempty"`
-}
-
-// Entry is one listed file or directory.
-type Entry struct {
-	// Path is relative to the root.
-	Path string `json:"path"`
-	// Type is "file" or "dir".
-	Type string `json:"type"`
-	Size *int64 `json:"size,omitempty"`
-	// MTime is the modification time, RFC 3339 in UTC.
-	MTime string `json:"mtime"`
-}
-
 // errFull stops a listing at its cap.
 var errFull = errors.New("listing full")
 
 func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a listArgs
+	var a wire.ListArgs
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e), nil
 	}
-	maxEntries := MaxEntriesLimit
+	maxEntries := wire.MaxEntriesLimit
 	if a.MaxEntries != nil {
 		maxEntries = *a.MaxEntries
 	}
@@ -379,8 +294,8 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(invalid("max_depth needs recursive: true")), nil
 	}
 	switch {
-	case maxEntries < 1 || maxEntries > MaxEntriesLimit:
-		return errorResult(invalid(fmt.Sprintf("max_entries must be between 1 and %d", MaxEntriesLimit))), nil
+	case maxEntries < 1 || maxEntries > wire.MaxEntriesLimit:
+		return errorResult(invalid(fmt.Sprintf("max_entries must be between 1 and %d", wire.MaxEntriesLimit))), nil
 	case depth < 0:
 		return errorResult(invalid("max_depth must be 0 (no limit) or more")), nil
 	case a.Glob != "" && !doublestar.ValidatePattern(a.Glob):
@@ -403,7 +318,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if !d.IsDir() {
 		return errorResult(invalid(fmt.Sprintf("%s is a file, not a directory: read it", d.URI))), nil
 	}
-	out := Listing{URI: d.URI, Root: d.RootURI(), Entries: []Entry{}}
+	out := wire.Listing{URI: d.URI, Root: d.RootURI(), Entries: []wire.Entry{}}
 	seen := 0                                  // entries before the glob
 	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
 	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth}, func(f fsview.File) error {
@@ -418,7 +333,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 			return errFull
 		}
 		size += entrySize
-		e := Entry{Path: f.Rel, Type: "file", MTime: f.ModTime().UTC().Format(time.RFC3339)}
+		e := wire.Entry{Path: f.Rel, Type: "file", MTime: f.ModTime().UTC().Format(time.RFC3339)}
 		if f.IsDir() {
 			e.Type = "dir"
 		} else {
@@ -431,7 +346,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if errors.Is(err, errFull) {
 		out.Truncated = true
 		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", len(out.Entries))
-		if len(out.Entries) == maxEntries && maxEntries < MaxEntriesLimit {
+		if len(out.Entries) == maxEntries && maxEntries < wire.MaxEntriesLimit {
 			out.Note += ", or raise max_entries"
 		}
 	} else if err != nil {
@@ -450,13 +365,13 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 // listRoots answers a list without uri when several roots are served:
 // the roots themselves, by their absolute paths.
 func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *caller, roots []string) (*mcp.CallToolResult, error) {
-	out := Listing{Entries: []Entry{}, Note: "several roots are served: list one with uri set to its path"}
+	out := wire.Listing{Entries: []wire.Entry{}, Note: "several roots are served: list one with uri set to its path"}
 	for _, root := range roots {
 		d, err := c.fs.Resolve(root)
 		if err != nil {
 			return s.toolError(err)
 		}
-		out.Entries = append(out.Entries, Entry{Path: root, Type: "dir", MTime: d.ModTime().UTC().Format(time.RFC3339)})
+		out.Entries = append(out.Entries, wire.Entry{Path: root, Type: "dir", MTime: d.ModTime().UTC().Format(time.RFC3339)})
 	}
 	b, err := marshalCompact(out)
 	if err != nil {

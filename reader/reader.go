@@ -34,57 +34,6 @@ func New(fs *fsview.FS, cursors *cursor.Codec, counter pager.Counter) *Reader {
 // Counter is the reader's token counter.
 func (r *Reader) Counter() pager.Counter { return r.counter }
 
-// Args are the arguments of one read, as a caller gives them. Pointers
-// tell an absent argument from a zero one.
-type Args struct {
-	URI       string
-	URIs      []string
-	Offset    *int
-	Limit     *int
-	MaxTokens *int
-	Cursor    string
-	// Line is the first page's first line, counted from 1.
-	Line *int
-	// Format is the page format's name, empty for the default.
-	Format string
-}
-
-// Paged checks the mix of arguments and reports whether they ask for page
-// mode (max_tokens or cursor) rather than line mode.
-func (a Args) Paged() (bool, error) {
-	paged := a.MaxTokens != nil || a.Cursor != ""
-	switch {
-	case paged && (a.Offset != nil || a.Limit != nil):
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
-	case paged && len(a.URIs) > 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor read one file: pass uri, not uris")
-	case a.URI != "" && len(a.URIs) > 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "pass uri or uris, not both")
-	case a.URI == "" && len(a.URIs) == 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "uri is required")
-	case a.Cursor != "" && a.MaxTokens == nil:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "a cursor continues a paged read: pass max_tokens with it")
-	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
-	case a.Format != "" && !paged:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "format is a page format: pass max_tokens with it")
-	case a.Line != nil && !paged:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts a paged read: pass max_tokens with it, or read lines with offset")
-	case a.Line != nil && a.Cursor != "":
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts the first page; a cursor continues from where the last page ended: pass one of them")
-	case a.Line != nil && *a.Line < 1:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line counts from 1")
-	case a.Limit != nil && *a.Limit < 1:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "limit must be 1 or more lines")
-	}
-	if a.Format != "" {
-		if _, err := pager.ParseFormat(a.Format); err != nil {
-			return false, toolerr.New(toolerr.CodeInvalidArgument, "%s", err)
-		}
-	}
-	return paged, nil
-}
-
 // PageRequest asks for one page.
 type PageRequest struct {
 	// Name is a path or file:// URI.

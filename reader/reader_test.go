@@ -258,40 +258,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestArgs(t *testing.T) {
-	n := func(v int) *int { return &v }
-	for _, tc := range []struct {
-		args  Args
-		paged bool
-		want  string
-	}{
-		{Args{URI: "f"}, false, ""},
-		{Args{URI: "f", Offset: n(-5), Limit: n(3)}, false, ""},
-		{Args{URI: "f", Offset: n(1), Limit: n(0)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Line: n(7), Format: "text"}, true, ""},
-		{Args{URI: "f", Line: n(7)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Line: n(0)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Line: n(2), Cursor: "c"}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Format: "yaml"}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", Format: "text"}, false, toolerr.CodeInvalidArgument},
-		{Args{URIs: []string{"a", "b"}}, false, ""},
-		{Args{URI: "f", MaxTokens: n(100)}, true, ""},
-		{Args{URI: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
-		{Args{URI: "f", Cursor: "c"}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(100), Offset: n(0)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", Cursor: "c", Limit: n(3)}, false, toolerr.CodeInvalidArgument},
-		{Args{URIs: []string{"a"}, MaxTokens: n(100)}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", URIs: []string{"a"}}, false, toolerr.CodeInvalidArgument},
-		{Args{}, false, toolerr.CodeInvalidArgument},
-		{Args{URI: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
-	} {
-		paged, err := tc.args.Paged()
-		if code(err) != tc.want || (err == nil && paged != tc.paged) {
-			t.Errorf("%+v: paged %v, err %v", tc.args, paged, err)
-		}
-	}
-}
-
 func TestLines(t *testing.T) {
 	fx := newFixture(t, pager.O200kBase)
 	fx.write(t, "f.txt", "A-first\r\nA-middle\nA-last")

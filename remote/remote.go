@@ -20,6 +20,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Client is one session with a server.
@@ -103,13 +104,13 @@ func (c *Client) Close() error { return c.cs.Close() }
 // Call calls a tool and returns the text of its answer. An answer with
 // isError is returned as a *toolerr.Error when its text is the contract's
 // error body, and as a CodeInternal *toolerr.Error with the text otherwise.
-func (c *Client) Call(ctx context.Context, tool string, args map[string]any) ([]byte, error) {
+func (c *Client) Call(ctx context.Context, tool string, args any) ([]byte, error) {
 	text, _, err := c.CallMeta(ctx, tool, args)
 	return text, err
 }
 
 // CallMeta is Call that also returns the answer's _meta.
-func (c *Client) CallMeta(ctx context.Context, tool string, args map[string]any) ([]byte, mcp.Meta, error) {
+func (c *Client) CallMeta(ctx context.Context, tool string, args any) ([]byte, mcp.Meta, error) {
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return nil, nil, err
@@ -151,15 +152,11 @@ type Page struct {
 // Decode parses the page.
 func (p Page) Decode() (pager.Decoded, error) { return p.Page.Decode(p.Format) }
 
-// ContentBytesKey is the _meta key that gives the length of a text page's
-// content.
-const ContentBytesKey = "folio/content_bytes"
-
 // PageOf is the page of a read's answer: a page in the Text format when
 // _meta gives its content's length, else a JSON page.
 func PageOf(text []byte, meta mcp.Meta) (Page, error) {
 	p := Page{Page: pager.Page{JSON: text}}
-	if _, ok := meta[ContentBytesKey]; !ok {
+	if _, ok := meta[wire.MetaContentBytes]; !ok {
 		return p, nil
 	}
 	n, err := contentBytes(text, meta)
@@ -173,19 +170,18 @@ func PageOf(text []byte, meta mcp.Meta) (Page, error) {
 // contentBytes is the length of the content that an answer's _meta gives,
 // checked against the answer's text.
 func contentBytes(text []byte, meta mcp.Meta) (int, error) {
-	v := meta[ContentBytesKey]
+	v := meta[wire.MetaContentBytes]
 	n, ok := v.(float64)
 	if !ok || n < 0 || n > float64(len(text)) || n != float64(int(n)) {
-		return 0, fmt.Errorf("%s is %v", ContentBytesKey, v)
+		return 0, fmt.Errorf("%s is %v", wire.MetaContentBytes, v)
 	}
 	return int(n), nil
 }
 
-// Lines reads lines through the read tool (args as the tool takes them,
-// in line mode): the lines, and the footer line that the server put after
-// them.
-func (c *Client) Lines(ctx context.Context, args map[string]any) (lines []byte, footer string, err error) {
-	text, meta, err := c.CallMeta(ctx, "read", args)
+// Lines reads lines through the read tool (args in line mode): the lines,
+// and the footer line that the server put after them.
+func (c *Client) Lines(ctx context.Context, args wire.ReadArgs) (lines []byte, footer string, err error) {
+	text, meta, err := c.CallMeta(ctx, wire.Read, args)
 	if err != nil {
 		return nil, "", err
 	}
@@ -199,23 +195,16 @@ func (c *Client) Lines(ctx context.Context, args map[string]any) (lines []byte, 
 // Page reads one page of uri; format, when not empty, names the page
 // format to ask for.
 func (c *Client) Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (Page, error) {
-	args := map[string]any{"uri": uri, "max_tokens": maxTokens}
-	if cursor != "" {
-		args["cursor"] = cursor
-	}
-	return c.page(ctx, args, format)
+	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Cursor: cursor, Format: format})
 }
 
 // PageAt reads the page of uri that starts at line (from 1).
 func (c *Client) PageAt(ctx context.Context, uri string, maxTokens int, format string, line int) (Page, error) {
-	return c.page(ctx, map[string]any{"uri": uri, "max_tokens": maxTokens, "line": line}, format)
+	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Line: &line, Format: format})
 }
 
-func (c *Client) page(ctx context.Context, args map[string]any, format string) (Page, error) {
-	if format != "" {
-		args["format"] = format
-	}
-	text, meta, err := c.CallMeta(ctx, "read", args)
+func (c *Client) page(ctx context.Context, args wire.ReadArgs) (Page, error) {
+	text, meta, err := c.CallMeta(ctx, wire.Read, args)
 	if err != nil {
 		return Page{}, err
 	}
@@ -263,21 +252,12 @@ func Follow(cursor string, page func(cursor string) (Page, error)) iter.Seq2[Pag
 	}
 }
 
-// listAnswer is the part of a list answer that Files needs.
-type listAnswer struct {
-	Root    string `json:"root"`
-	Entries []struct {
-		Path string `json:"path"`
-		Type string `json:"type"`
-	} `json:"entries"`
-	Truncated bool `json:"truncated"`
-}
-
 // Files lists the files under the directory uri, recursively, with the
 // list tool. When uri is not a directory the server can list (a file, or
 // a server without list), it is the one file.
 func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
-	text, err := c.Call(ctx, "list", map[string]any{"uri": uri, "recursive": true, "max_entries": 10000})
+	most := 10000
+	text, err := c.Call(ctx, wire.List, wire.ListArgs{URI: uri, Recursive: true, MaxEntries: &most})
 	var e *toolerr.Error
 	if errors.As(err, &e) {
 		return []string{uri}, nil
@@ -285,12 +265,12 @@ func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var l listAnswer
+	var l wire.Listing
 	if err := json.Unmarshal(text, &l); err != nil || !strings.HasPrefix(l.Root, "file://") {
 		return nil, fmt.Errorf("the list answer is not folio's: %.200s", text)
 	}
 	if l.Truncated {
-		return nil, fmt.Errorf("%s holds more than 10000 entries: verify its subdirectories one by one", uri)
+		return nil, fmt.Errorf("%s holds more than %d entries: verify its subdirectories one by one", uri, most)
 	}
 	var out []string
 	for _, en := range l.Entries {

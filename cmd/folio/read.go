@@ -13,6 +13,7 @@ import (
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 func tokenizerFlag() cli.Flag {
@@ -89,7 +90,7 @@ func readAction(c *cli.Context) error {
 	if !c.IsSet("server") {
 		name = localName(name)
 	}
-	args := reader.Args{URI: name, Cursor: c.String("cursor")}
+	args := wire.ReadArgs{URI: name, Cursor: c.String("cursor")}
 	if c.IsSet("max-tokens") {
 		n := c.Int("max-tokens")
 		args.MaxTokens = &n
@@ -160,7 +161,7 @@ func readAction(c *cli.Context) error {
 }
 
 // remoteRead does the read through the read tool of --server.
-func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
+func remoteRead(c *cli.Context, args wire.ReadArgs, paged bool) error {
 	cl, err := dialServer(c)
 	if err != nil {
 		return fail(c, paged, err)
@@ -168,14 +169,7 @@ func remoteRead(c *cli.Context, args reader.Args, paged bool) error {
 	defer cl.Close()
 	out := c.App.Writer
 	if !paged {
-		call := map[string]any{"uri": args.URI}
-		if args.Offset != nil {
-			call["offset"] = *args.Offset
-		}
-		if args.Limit != nil {
-			call["limit"] = *args.Limit
-		}
-		lines, footer, err := cl.Lines(c.Context, call)
+		lines, footer, err := cl.Lines(c.Context, wire.ReadArgs{URI: args.URI, Offset: args.Offset, Limit: args.Limit})
 		if err != nil {
 			return fail(c, false, err)
 		}

@@ -1,0 +1,92 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/search"
+)
+
+// ReadSchema is read's input schema; defaultFormat is the page format of
+// a read that names none.
+func ReadSchema(defaultFormat pager.Format) json.RawMessage {
+	return derive[ReadArgs](map[string]func(*jsonschema.Schema){
+		"limit":      atLeast(1),
+		"max_tokens": between(1, reader.MaxTokensLimit),
+		"line":       atLeast(1),
+		"format": func(s *jsonschema.Schema) {
+			s.Enum = []any{pager.JSON.String(), pager.Text.String()}
+			s.Description = "page format, default " + defaultFormat.String()
+		},
+	})
+}
+
+// ListSchema is list's input schema.
+func ListSchema() json.RawMessage {
+	return derive[ListArgs](map[string]func(*jsonschema.Schema){
+		"max_depth": atLeast(0),
+		"max_entries": func(s *jsonschema.Schema) {
+			between(1, MaxEntriesLimit)(s)
+			s.Description = fmt.Sprintf("default and most %d", MaxEntriesLimit)
+		},
+	})
+}
+
+// GrepSchema is grep's input schema.
+func GrepSchema() json.RawMessage {
+	return derive[GrepArgs](map[string]func(*jsonschema.Schema){
+		"context": between(0, search.MaxContext),
+		"max_matches": func(s *jsonschema.Schema) {
+			between(1, search.MaxMatchesLimit)(s)
+			s.Description = fmt.Sprintf("default %d", search.DefaultMaxMatches)
+		},
+	})
+}
+
+// ResultQuerySchema is result_query's input schema.
+func ResultQuerySchema() json.RawMessage {
+	return derive[ResultQueryArgs](map[string]func(*jsonschema.Schema){
+		"offset":     atLeast(0),
+		"limit":      atLeast(1),
+		"page":       atLeast(1),
+		"max_tokens": atLeast(1),
+	})
+}
+
+// derive is the schema of the arguments T (see jsonschema.For: a property
+// for each field, described by its jsonschema tag, required unless
+// omitempty, and no other properties), each property shaped further by
+// its entry in bounds. An absent argument is left out, never null: a
+// pointer's property takes only its value's type.
+func derive[T any](bounds map[string]func(*jsonschema.Schema)) json.RawMessage {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // the types are this package's own
+	}
+	for name, p := range s.Properties {
+		if i := slices.Index(p.Types, "null"); i >= 0 && len(p.Types) == 2 {
+			p.Type, p.Types = p.Types[1-i], nil
+		}
+		if shape, ok := bounds[name]; ok {
+			shape(p)
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func atLeast(n float64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Minimum = &n }
+}
+
+func between(lo, hi float64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Minimum, s.Maximum = &lo, &hi }
+}
