@@ -252,7 +252,7 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs) (*mcp
 	res := textResult(string(p.JSON))
 	res.Meta = mcp.Meta{wire.MetaTokens: p.Tokens, wire.MetaTokenizer: s.cfg.Counter.Name()}
 	if format == pager.Text {
-		d, err := p.Decode(pager.Text)
+		d, err := p.Decode()
 		if err != nil {
 			return s.toolError(err)
 		}

@@ -65,10 +65,10 @@ func Decode(b []byte) (Decoded, error) {
 	return d, nil
 }
 
-// Decode parses the page as written in format f. A page in the Text
+// Decode parses the page as written in its format. A page in the Text
 // format must hold End bytes of content.
-func (p Page) Decode(f Format) (Decoded, error) {
-	if f != Text {
+func (p Page) Decode() (Decoded, error) {
+	if p.Format != Text {
 		return Decode(p.JSON)
 	}
 	d, err := DecodeText(p.JSON)

@@ -42,10 +42,10 @@ func FuzzReconstruction(f *testing.F) {
 			if n := c.Count(string(p.JSON)); n > b || n != p.Tokens {
 				t.Fatalf("page counts %d (reported %d), budget %d", n, p.Tokens, b)
 			}
-			pj, err := Decode(p.JSON)
-			if format == Text {
-				pj, err = p.Decode(Text)
+			if p.Format != format {
+				t.Fatalf("a %s page says it is %s", format, p.Format)
 			}
+			pj, err := p.Decode()
 			if err != nil {
 				t.Fatalf("%v: %s", err, p.JSON)
 			}

@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := p.Decode(Text)
+				d, err := p.Decode()
 				if n := c.Count(string(p.JSON)); err != nil || n > tc.budget || n != p.Tokens || d.HasMore != p.HasMore {
 					t.Fatalf("page at %d: %v, %d tokens (reported %d)", off, err, n, p.Tokens)
 				}

@@ -84,6 +84,8 @@ type Page struct {
 	// JSON is the page exactly as it is sent: the JSON object, or in the
 	// Text format the text block.
 	JSON []byte
+	// Format is how JSON is written.
+	Format Format
 	// Tokens is the counter's count of JSON.
 	Tokens int
 	// End is how many bytes of the window the page's content holds.
@@ -527,7 +529,7 @@ func (f *fitter) serialize(end int) Page {
 	b := make([]byte, 0, len(f.head)+end+end/8+200)
 	b = append(b, f.head...)
 	b = f.appendContent(b, f.w[:end])
-	p := Page{End: end}
+	p := Page{End: end, Format: f.req.Format}
 	if !(end == len(f.w) && f.req.EOF) {
 		p.HasMore = true
 		p.NextCursor = f.req.Cursor(end)

@@ -303,7 +303,7 @@ func TestTextPageCost(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					d, err := p.Decode(format)
+					d, err := p.Decode()
 					if err != nil || p.Tokens > budget {
 						t.Fatalf("%s %s at %d: %v, %d tokens", f.name, format, budget, err, p.Tokens)
 					}

@@ -141,21 +141,11 @@ func asError(body string) *toolerr.Error {
 	return toolerr.New(toolerr.CodeInternal, "the server answered an error: %s", body)
 }
 
-// Page is one page as a server sent it.
-type Page struct {
-	// JSON is the page's text; End, for a page in the Text format, the
-	// length of its content, from the answer's _meta.
-	pager.Page
-	Format pager.Format
-}
-
-// Decode parses the page.
-func (p Page) Decode() (pager.Decoded, error) { return p.Page.Decode(p.Format) }
-
 // PageOf is the page of a read's answer: a page in the Text format when
-// _meta gives its content's length, else a JSON page.
-func PageOf(text []byte, meta mcp.Meta) (Page, error) {
-	p := Page{Page: pager.Page{JSON: text}}
+// _meta gives its content's length (the wire says so only there), else a
+// JSON page.
+func PageOf(text []byte, meta mcp.Meta) (pager.Page, error) {
+	p := pager.Page{JSON: text}
 	if _, ok := meta[wire.MetaContentBytes]; !ok {
 		return p, nil
 	}
@@ -194,27 +184,27 @@ func (c *Client) Lines(ctx context.Context, args wire.ReadArgs) (lines []byte, f
 
 // Page reads one page of uri; format, when not empty, names the page
 // format to ask for.
-func (c *Client) Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (Page, error) {
+func (c *Client) Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (pager.Page, error) {
 	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Cursor: cursor, Format: format})
 }
 
 // PageAt reads the page of uri that starts at line (from 1).
-func (c *Client) PageAt(ctx context.Context, uri string, maxTokens int, format string, line int) (Page, error) {
+func (c *Client) PageAt(ctx context.Context, uri string, maxTokens int, format string, line int) (pager.Page, error) {
 	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Line: &line, Format: format})
 }
 
-func (c *Client) page(ctx context.Context, args wire.ReadArgs) (Page, error) {
+func (c *Client) page(ctx context.Context, args wire.ReadArgs) (pager.Page, error) {
 	text, meta, err := c.CallMeta(ctx, wire.Read, args)
 	if err != nil {
-		return Page{}, err
+		return pager.Page{}, err
 	}
 	return PageOf(text, meta)
 }
 
 // Pages reads uri page by page from cursor ("" for the start) to the end;
 // see Follow.
-func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, format, cursor string) iter.Seq2[Page, error] {
-	return Follow(cursor, func(cur string) (Page, error) { return c.Page(ctx, uri, maxTokens, format, cur) })
+func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, format, cursor string) iter.Seq2[pager.Page, error] {
+	return Follow(cursor, func(cur string) (pager.Page, error) { return c.Page(ctx, uri, maxTokens, format, cur) })
 }
 
 // ErrNotAPage is the error Follow yields after a page it cannot follow:
@@ -225,12 +215,12 @@ var ErrNotAPage = errors.New("the server's answer is not a page of the contract"
 // as the server sent it, starting from cursor, while the page has more. An
 // error from page is yielded and ends the read; so is ErrNotAPage, after
 // the page it is about.
-func Follow(cursor string, page func(cursor string) (Page, error)) iter.Seq2[Page, error] {
-	return func(yield func(Page, error) bool) {
+func Follow(cursor string, page func(cursor string) (pager.Page, error)) iter.Seq2[pager.Page, error] {
+	return func(yield func(pager.Page, error) bool) {
 		for {
 			b, err := page(cursor)
 			if err != nil {
-				yield(Page{}, err)
+				yield(pager.Page{}, err)
 				return
 			}
 			if !yield(b, nil) {
@@ -241,7 +231,7 @@ func Follow(cursor string, page func(cursor string) (Page, error)) iter.Seq2[Pag
 				err = errors.New("has_more without next_cursor")
 			}
 			if err != nil {
-				yield(Page{}, fmt.Errorf("%w: %v", ErrNotAPage, err))
+				yield(pager.Page{}, fmt.Errorf("%w: %v", ErrNotAPage, err))
 				return
 			}
 			if !p.HasMore {

@@ -24,7 +24,7 @@ type Source interface {
 	Files(ctx context.Context, uri string) ([]string, error)
 	// Page returns one page, the first with an empty cursor, in the
 	// format named (the server's default when empty).
-	Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (remote.Page, error)
+	Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (pager.Page, error)
 }
 
 // maxRemotePages bounds the pages of one file, so that a server whose
@@ -65,7 +65,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 		var got bytes.Buffer
 		pageURI := uri
 		var err error
-		for page, ferr := range remote.Follow("", func(cur string) (remote.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
+		for page, ferr := range remote.Follow("", func(cur string) (pager.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
 			if errors.Is(ferr, remote.ErrNotAPage) {
 				break // checkPages says why
 			}
@@ -76,7 +76,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 				err = fmt.Errorf("page %d came in the %s format, not %s", len(pages)+1, page.Format, format)
 				break
 			}
-			pages = append(pages, page.Page)
+			pages = append(pages, page)
 			if p, err := page.Decode(); err == nil {
 				if len(pages) == 1 && !strings.HasPrefix(uri, "file:") {
 					pageURI = p.URI // a relative name: its canonical URI

@@ -10,7 +10,6 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -37,14 +36,14 @@ func (s *readerSource) Files(ctx context.Context, uri string) ([]string, error) 
 	return out, err
 }
 
-func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, format, cur string) (remote.Page, error) {
+func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, format, cur string) (pager.Page, error) {
 	f, err := pager.ParseFormat(format)
 	if err != nil {
-		return remote.Page{}, err
+		return pager.Page{}, err
 	}
 	p, err := s.rd.Page(ctx, reader.PageRequest{Name: uri, Subject: "remote", MaxTokens: maxTokens, Cursor: cur, Format: f})
 	if err != nil {
-		return remote.Page{}, err
+		return pager.Page{}, err
 	}
 	if s.tamper != nil && strings.HasSuffix(uri, "/a.md") {
 		s.mu.Lock()
@@ -52,7 +51,7 @@ func (s *readerSource) Page(ctx context.Context, uri string, maxTokens int, form
 		s.n++
 		p.JSON = s.tamper(s.n, p.JSON)
 	}
-	return remote.Page{Page: p, Format: f}, nil
+	return p, nil
 }
 
 func TestRunRemote(t *testing.T) {
@@ -118,9 +117,9 @@ func (failingSource) Files(context.Context, string) ([]string, error) {
 	return []string{"file:///x"}, nil
 }
 
-func (failingSource) Page(_ context.Context, _ string, _ int, _, cur string) (remote.Page, error) {
+func (failingSource) Page(_ context.Context, _ string, _ int, _, cur string) (pager.Page, error) {
 	if cur == "" {
-		return remote.Page{Page: pager.Page{JSON: []byte(`{"uri":"file:///x","content":"a","version":"` + fmt.Sprintf("%032x", 0) + `","has_more":true,"next_cursor":"c"}`)}}, nil
+		return pager.Page{JSON: []byte(`{"uri":"file:///x","content":"a","version":"` + fmt.Sprintf("%032x", 0) + `","has_more":true,"next_cursor":"c"}`)}, nil
 	}
-	return remote.Page{}, &toolerr.Error{Code: toolerr.CodeVersionConflict, Message: "changed"}
+	return pager.Page{}, &toolerr.Error{Code: toolerr.CodeVersionConflict, Message: "changed"}
 }

@@ -231,7 +231,11 @@ func checkPages(counter pager.Counter, budget int, format pager.Format, uri stri
 		if n > budget {
 			fail("page %d counts %d tokens, over the budget", i+1, n)
 		}
-		pj, err := p.Decode(format)
+		if p.Format != format {
+			fail("page %d came in the %s format, not %s", i+1, p.Format, format)
+			continue
+		}
+		pj, err := p.Decode()
 		if err != nil {
 			fail("page %d is not a page (format %s): %v", i+1, format, err)
 			continue

@@ -53,13 +53,13 @@ func main() {
 	var cursors []string
 	var pageTokens []int
 	start := time.Now()
-	read := func(cursor string) (remote.Page, error) {
+	read := func(cursor string) (pager.Page, error) {
 		args := map[string]any{"uri": "big.go", "max_tokens": *budget}
 		if cursor != "" {
 			args["cursor"] = cursor
 			cursors = append(cursors, cursor)
 		}
-		return remote.Page{Page: pager.Page{JSON: []byte(callText(ctx, folio, "read", args))}}, nil
+		return pager.Page{JSON: []byte(callText(ctx, folio, "read", args))}, nil
 	}
 	for page, err := range remote.Follow("", read) {
 		if err != nil {
