@@ -5,18 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Errors returned by Codec.Decode.
 var (
 	// ErrInvalid: the cursor is malformed, was changed, was signed by no
 	// key of the ring, or was issued for another URI or subject.
-	ErrInvalid = errors.New("invalid cursor")
+	ErrInvalid = toolerr.NewKind(toolerr.CodeInvalidCursor, "invalid cursor", "the cursor is not valid for this file and caller (%v); pass next_cursor from the previous page unchanged, with the same uri, or restart without a cursor")
 	// ErrExpired: the cursor is genuine but older than the TTL.
-	ErrExpired = errors.New("cursor expired")
+	ErrExpired = toolerr.NewKind(toolerr.CodeCursorExpired, "cursor expired", "the cursor has expired; restart the read without a cursor")
 )
 
 // format is the first byte of every cursor of this layout.

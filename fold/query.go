@@ -71,7 +71,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 
 func checkQuery(q Query) error {
 	bad := func(format string, args ...any) error {
-		return toolerr.New(toolerr.CodeInvalidArgument, format, args...)
+		return toolerr.Invalid(format, args...)
 	}
 	switch {
 	case q.Handle == "":
@@ -125,7 +125,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 		}}, DefaultItems, "items")
 	case '"':
 		if len(q.Fields) > 0 {
-			return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "fields applies to objects; the value at %s is a string", s.path())
+			return Answer{}, toolerr.Invalid("fields applies to objects; the value at %s is a string", s.path())
 		}
 		v, err := Parse(raw)
 		if err != nil {
@@ -172,7 +172,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			}
 			return s.whole(v)
 		}
-		return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
+		return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
 	}
 	v, err := Parse(raw)
 	if err != nil {
@@ -229,12 +229,12 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 		// Past the last page, written so that no product can overflow.
 		if *q.Page > 1 && (seq.total == 0 || *q.Page-1 > (seq.total-1)/limit) {
 			pages := (seq.total + limit - 1) / limit
-			return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
+			return Answer{}, toolerr.Invalid("page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
 		}
 		offset = (*q.Page - 1) * limit
 	}
 	if offset > seq.total {
-		return Answer{}, toolerr.New(toolerr.CodeInvalidArgument, "offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
+		return Answer{}, toolerr.Invalid("offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
 	}
 	want := min(seq.total-offset, limit)
 	if q.MaxTokens != nil && q.Limit == nil {
@@ -339,10 +339,10 @@ func (s *slicer) checkItemFields(raw []byte, items []span) error {
 		}
 	}
 	if objects == 0 {
-		return toolerr.New(toolerr.CodeInvalidArgument, "fields applies to objects, and the list at %s holds none", s.path())
+		return toolerr.Invalid("fields applies to objects, and the list at %s holds none", s.path())
 	}
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return toolerr.New(toolerr.CodeInvalidArgument, "no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
+		return toolerr.Invalid("no object in the list at %s has the field %s; read the shape for the keys", s.path(), missing)
 	}
 	return nil
 }
@@ -355,7 +355,7 @@ func (s *slicer) objectFields(o *Object) (*Object, error) {
 	found := map[string]bool{}
 	out := keep(o, s.q.Fields, found)
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, toolerr.New(toolerr.CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o.Keys))
+		return nil, toolerr.Invalid("the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(o.Keys))
 	}
 	return out, nil
 }
@@ -377,7 +377,7 @@ func (s *slicer) memberFields(members []span) ([]span, error) {
 		}
 	}
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, toolerr.New(toolerr.CodeInvalidArgument, "the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
+		return nil, toolerr.Invalid("the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
 	}
 	return out, nil
 }

@@ -66,7 +66,7 @@ type loaded struct {
 // Folder.Resolve).
 func (r *References) Resolve(ctx context.Context, uri string) ([]byte, error) {
 	if !IsReference(uri) {
-		return nil, toolerr.New(toolerr.CodeInvalidArgument, "%q is not an %s reference", uri, Scheme)
+		return nil, toolerr.Invalid("%q is not an %s reference", uri, Scheme)
 	}
 	handle, fragment, _ := strings.Cut(strings.TrimPrefix(uri, Scheme), "#")
 	var segs []string

@@ -11,17 +11,19 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sys/unix"
+
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // Errors, matched with errors.Is. A denied file, a path outside every root
 // and a missing file all give ErrNotFound with the same message.
 var (
-	ErrNotFound    = errors.New("no such file")
-	ErrInvalidPath = errors.New("invalid path")
-	ErrIsDir       = errors.New("is a directory")
-	ErrNotRegular  = errors.New("not a regular file")
-	ErrNotText     = errors.New("not a text file")
-	ErrTooLarge    = errors.New("file too large")
+	ErrNotFound    = toolerr.NewKind(toolerr.CodeNotFound, "no such file", "%v; check the path, or list the directory")
+	ErrInvalidPath = toolerr.NewKind(toolerr.CodeInvalidArgument, "invalid path", "%v")
+	ErrIsDir       = toolerr.NewKind(toolerr.CodeInvalidArgument, "is a directory", "%v")
+	ErrNotRegular  = toolerr.NewKind(toolerr.CodeNotText, "not a regular file", "%v; only UTF-8 text files can be read")
+	ErrNotText     = toolerr.NewKind(toolerr.CodeNotText, "not a text file", "%v; only UTF-8 text files can be read")
+	ErrTooLarge    = toolerr.NewKind(toolerr.CodeTooLarge, "file too large", "%v")
 )
 
 // DefaultMaxFileBytes is the default size cap: 64 MiB.

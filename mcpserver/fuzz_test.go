@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"testing"
 
-	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -25,7 +24,7 @@ func FuzzToolArguments(f *testing.F) {
 		} else {
 			paged, err := a.Paged()
 			if err != nil {
-				if reader.AsError(err).Code != toolerr.CodeInvalidArgument {
+				if toolerr.From(err).Code != toolerr.CodeInvalidArgument {
 					t.Fatal(err)
 				}
 			} else if paged && (a.Offset != nil || a.Limit != nil || len(a.URIs) > 0 || *a.MaxTokens <= 0) {

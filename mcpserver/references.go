@@ -260,24 +260,16 @@ const missingShown = 10
 // referenceNotFound is the tool error of references that do not resolve:
 // the first missingShown of them, and how many there were.
 func referenceNotFound(missing []string) *mcp.CallToolResult {
-	var body struct {
-		Error struct {
-			Code        string   `json:"code"`
-			Message     string   `json:"message"`
-			MissingURIs []string `json:"missing_uris"`
-			Missing     int      `json:"missing,omitempty"`
-		} `json:"error"`
-	}
-	body.Error.Code = toolerr.CodeReferenceNotFound
-	body.Error.Message = "a reference passed as an argument is unknown or has expired (or is not this session's): run the tool that made it again, and pass its new uri; the tool was not called"
+	shown := make([]string, 0, missingShown)
 	for _, uri := range missing[:min(len(missing), missingShown)] {
-		body.Error.MissingURIs = append(body.Error.MissingURIs, cutURI(uri))
+		shown = append(shown, cutURI(uri))
 	}
+	e := toolerr.New(toolerr.CodeReferenceNotFound, "a reference passed as an argument is unknown or has expired (or is not this session's): run the tool that made it again, and pass its new uri; the tool was not called").
+		With("missing_uris", shown)
 	if len(missing) > missingShown {
-		body.Error.Missing = len(missing)
+		e.With("missing", len(missing))
 	}
-	b, _ := json.Marshal(body)
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	return errorResult(e)
 }
 
 // inviteReferences is the tool as folio advertises it: beside each
@@ -425,7 +417,7 @@ func (s *Server) checkArgs(ctx context.Context, def *mcp.Tool, args json.RawMess
 	instance := []byte("{}")
 	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && string(trimmed) != "null" {
 		if !json.Valid(trimmed) {
-			return toolerr.New(toolerr.CodeInvalidArgument, "the arguments are not JSON; the tool was not called")
+			return toolerr.Invalid("the arguments are not JSON; the tool was not called")
 		}
 		instance = trimmed
 	}
@@ -438,12 +430,12 @@ func (s *Server) checkArgs(ctx context.Context, def *mcp.Tool, args json.RawMess
 	if errors.As(err, &inv) && inv.Property != "" {
 		refs, _ := ctx.Value(substitutedKey{}).(map[string]string)
 		if ref, ok := refs[inv.Property]; ok {
-			return toolerr.New(toolerr.CodeInvalidArgument, "%s, the value %s refers to, does not fit %s's input schema %v; pass a reference to a value that does (a part of an answer, by a JSON pointer fragment); the tool was not called", inv.Property, ref, def.Name, err)
+			return toolerr.Invalid("%s, the value %s refers to, does not fit %s's input schema %v; pass a reference to a value that does (a part of an answer, by a JSON pointer fragment); the tool was not called", inv.Property, ref, def.Name, err)
 		}
-		return toolerr.New(toolerr.CodeInvalidArgument, "argument %s does not fit %s's input schema %v; the tool was not called", inv.Property, def.Name, err)
+		return toolerr.Invalid("argument %s does not fit %s's input schema %v; the tool was not called", inv.Property, def.Name, err)
 	}
 	if err != nil {
-		return toolerr.New(toolerr.CodeInvalidArgument, "the arguments do not fit %s's input schema %v; the tool was not called", def.Name, err)
+		return toolerr.Invalid("the arguments do not fit %s's input schema %v; the tool was not called", def.Name, err)
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -117,7 +116,7 @@ func (s *Server) overTokenCap(text []byte) bool {
 // SDK's resource-not-found for a missing or hidden file, otherwise invalid
 // params with the error body of the page contract as data.
 func resourceError(uri string, err error) error {
-	e := reader.AsError(err)
+	e := toolerr.From(err)
 	if e.Code == toolerr.CodeNotFound {
 		return mcp.ResourceNotFoundError(uri)
 	}

@@ -73,12 +73,12 @@ func decodeArgs(raw json.RawMessage, v any) *toolerr.Error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return invalid(fmt.Sprintf("argument %s must be a JSON %s, not %s", te.Field, kind(te.Type.String()), te.Value))
+			return toolerr.Invalid("argument %s must be a JSON %s, not %s", te.Field, kind(te.Type.String()), te.Value)
 		}
-		return invalid("bad arguments: " + strings.TrimPrefix(err.Error(), "json: "))
+		return toolerr.Invalid("bad arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {
-		return invalid("bad arguments: more than one JSON value")
+		return toolerr.Invalid("bad arguments: more than one JSON value")
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func (s *Server) toolError(err error) (*mcp.CallToolResult, error) {
 	if errors.Is(err, errUnauthorized) {
 		return nil, err
 	}
-	e := reader.AsError(err)
+	e := toolerr.From(err)
 	if e.Code == toolerr.CodeInternal && !errors.Is(err, context.Canceled) {
 		s.log.Error("tool failed", "err", err)
 	}
@@ -128,7 +128,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if len(a.URIs) > wire.MaxURIs {
-		return errorResult(invalid(fmt.Sprintf("uris takes at most %d files; read the rest in another call", wire.MaxURIs))), nil
+		return errorResult(toolerr.Invalid("uris takes at most %d files; read the rest in another call", wire.MaxURIs)), nil
 	}
 	c, err := s.caller(ctx)
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		var text string
 		switch {
 		case err != nil:
-			text = fmt.Sprintf("=== %s ===\n%s\n", name, reader.AsError(err).JSON())
+			text = fmt.Sprintf("=== %s ===\n%s\n", name, toolerr.From(err).JSON())
 		case b.Len()+len(l.Text) > s.cfg.MaxAnswerBytes:
 			text = fmt.Sprintf("=== %s ===\n%s\n", l.URI, overBound(name, len(l.Text), b.Len(), s.cfg.MaxAnswerBytes).JSON())
 		default:
@@ -269,7 +269,7 @@ func overBound(name string, size, used, bound int) *toolerr.Error {
 	if used > 0 {
 		msg = fmt.Sprintf("the lines of %s are %d bytes, and with the %d bytes before them the answer would pass its bound of %d bytes; read this file alone", name, size, used, bound)
 	}
-	return &toolerr.Error{Code: toolerr.CodeTooLarge, Message: msg + ": read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)"}
+	return toolerr.New(toolerr.CodeTooLarge, "%s: read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)", msg)
 }
 
 // errFull stops a listing at its cap.
@@ -291,15 +291,15 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 			depth = *a.MaxDepth
 		}
 	} else if a.MaxDepth != nil {
-		return errorResult(invalid("max_depth needs recursive: true")), nil
+		return errorResult(toolerr.Invalid("max_depth needs recursive: true")), nil
 	}
 	switch {
 	case maxEntries < 1 || maxEntries > wire.MaxEntriesLimit:
-		return errorResult(invalid(fmt.Sprintf("max_entries must be between 1 and %d", wire.MaxEntriesLimit))), nil
+		return errorResult(toolerr.Invalid("max_entries must be between 1 and %d", wire.MaxEntriesLimit)), nil
 	case depth < 0:
-		return errorResult(invalid("max_depth must be 0 (no limit) or more")), nil
+		return errorResult(toolerr.Invalid("max_depth must be 0 (no limit) or more")), nil
 	case a.Glob != "" && !doublestar.ValidatePattern(a.Glob):
-		return errorResult(invalid(fmt.Sprintf("glob %q is not a valid doublestar pattern", a.Glob))), nil
+		return errorResult(toolerr.Invalid("glob %q is not a valid doublestar pattern", a.Glob)), nil
 	}
 	c, err := s.caller(ctx)
 	if err != nil {
@@ -316,7 +316,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if !d.IsDir() {
-		return errorResult(invalid(fmt.Sprintf("%s is a file, not a directory: read it", d.URI))), nil
+		return errorResult(toolerr.Invalid("%s is a file, not a directory: read it", d.URI)), nil
 	}
 	out := wire.Listing{URI: d.URI, Root: d.RootURI(), Entries: []wire.Entry{}}
 	seen := 0                                  // entries before the glob
@@ -378,10 +378,6 @@ func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *cal
 		return s.toolError(err)
 	}
 	return textResult(string(b)), nil
-}
-
-func invalid(msg string) *toolerr.Error {
-	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg}
 }
 
 // marshalCompact is JSON without HTML escaping, as pages are.

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/toolerr"
 )
 
 // ErrUnknownCounter is returned by NewCounter for a name it does not know.
-var ErrUnknownCounter = errors.New("unknown tokenizer")
+var ErrUnknownCounter = toolerr.NewKind(toolerr.CodeInvalidArgument, "unknown tokenizer", "%v")
 
 // ErrBudgetTooSmall is matched (errors.Is) by a *BudgetError.
 var ErrBudgetTooSmall = errors.New("budget too small")
@@ -28,6 +30,12 @@ type BudgetError struct {
 
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("max_tokens %d is too small for this page: it needs at least %d", e.Budget, e.Min)
+}
+
+// ToolError is the error's budget_too_small, naming the budget that
+// would do.
+func (e *BudgetError) ToolError() *toolerr.Error {
+	return toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for this page: it needs at least %d; retry with max_tokens of %d or more", e.Budget, e.Min, e.Min)
 }
 
 // Is makes errors.Is(err, ErrBudgetTooSmall) true for a *BudgetError.

@@ -84,15 +84,15 @@ func (req LineRequest) footer(l *Lines) string {
 // bytes, but for cut lines.
 func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error) {
 	if req.Limit < 0 {
-		return nil, toolerr.New(toolerr.CodeInvalidArgument, "limit must be 1 or more lines")
+		return nil, toolerr.Invalid("limit must be 1 or more lines")
 	}
 	f, err := r.fs.Regular(req.Name)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, toolerr.From(err)
 	}
 	snap, err := r.fs.Snapshot(ctx, f, 0, -1)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, toolerr.From(err)
 	}
 	// The lines are copied out: the read memory is given back now, but
 	// for the room of the answer (see fsview.Snapshot.Keep).
@@ -108,7 +108,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	}
 	l.First = start + 1
 	if start > 0 && start >= l.Total {
-		return nil, toolerr.New(toolerr.CodeInvalidArgument, "offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
+		return nil, toolerr.Invalid("offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
 	}
 	n := l.Total - start
 	if req.Limit > 0 {
@@ -132,7 +132,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	}
 	for i := 0; i < n; i++ {
 		if i%256 == 255 && ctx.Err() != nil {
-			return nil, AsError(ctx.Err())
+			return nil, toolerr.From(ctx.Err())
 		}
 		end := len(b)
 		if j := bytes.IndexByte(b[pos:], '\n'); j >= 0 {
@@ -269,7 +269,7 @@ func cutLine(line []byte, max int) (cut []byte, ok bool) {
 func pageStart(b []byte, line int, uri string) (int64, error) {
 	total := countLines(b)
 	if line > 1 && line > total {
-		return 0, toolerr.New(toolerr.CodeInvalidArgument, "line %d is past the end of %s: it has %d lines", line, uri, total)
+		return 0, toolerr.Invalid("line %d is past the end of %s: it has %d lines", line, uri, total)
 	}
 	return int64(lineStart(b, line-1)), nil
 }

@@ -54,7 +54,7 @@ type PageRequest struct {
 // a changed file is a version_conflict.
 func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) {
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return pager.Page{}, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
+		return pager.Page{}, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
 	f, st, err := r.start(req)
 	if err != nil {
@@ -72,7 +72,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 		read = min(read, window)
 	}
 	if err := fsview.Reserve(ctx, read, min(read, pager.WindowBytes(r.counter, req.MaxTokens))); err != nil {
-		return pager.Page{}, AsError(err)
+		return pager.Page{}, toolerr.From(err)
 	}
 	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", window)
 	if err != nil {
@@ -94,7 +94,7 @@ func (r *Reader) lineOffset(snap *fsview.Snapshot, req PageRequest) (int64, erro
 		return 0, nil
 	}
 	if req.Cursor != "" {
-		return 0, toolerr.New(toolerr.CodeInvalidArgument, "line starts the first page; a cursor continues from where the last page ended: pass one of them")
+		return 0, toolerr.Invalid("line starts the first page; a cursor continues from where the last page ended: pass one of them")
 	}
 	return pageStart(snap.Window, req.Line, snap.URI)
 }
@@ -103,7 +103,7 @@ func (r *Reader) lineOffset(snap *fsview.Snapshot, req PageRequest) (int64, erro
 // end of the file, all from one snapshot.
 func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Page) error) error {
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", MaxTokensLimit)
+		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
 	f, st, err := r.start(req)
 	if err != nil {
@@ -120,7 +120,7 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	}
 	for off := int(first); ; {
 		if err := ctx.Err(); err != nil {
-			return AsError(err)
+			return toolerr.From(err)
 		}
 		at := st
 		at.Offset += int64(off)
@@ -142,14 +142,14 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, error) {
 	f, err := r.fs.Regular(req.Name)
 	if err != nil {
-		return fsview.File{}, cursor.State{}, AsError(err)
+		return fsview.File{}, cursor.State{}, toolerr.From(err)
 	}
 	if req.Cursor == "" {
 		return f, cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}, nil
 	}
 	st, err := r.cursors.Decode(req.Cursor, f.URI, req.Subject)
 	if err != nil {
-		return fsview.File{}, cursor.State{}, AsError(err)
+		return fsview.File{}, cursor.State{}, toolerr.From(err)
 	}
 	return f, st, nil
 }
@@ -163,7 +163,7 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, c
 		return nil, conflict(f.URI, "")
 	}
 	if err != nil {
-		return nil, AsError(err)
+		return nil, toolerr.From(err)
 	}
 	if continued && snap.Version.Short() != st.Version {
 		snap.Release()
@@ -202,10 +202,10 @@ func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, wi
 		},
 	})
 	if cursorErr != nil {
-		return pager.Page{}, AsError(cursorErr)
+		return pager.Page{}, toolerr.From(cursorErr)
 	}
 	if err != nil {
-		return pager.Page{}, AsError(err)
+		return pager.Page{}, toolerr.From(err)
 	}
 	return p, nil
 }

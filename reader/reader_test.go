@@ -80,7 +80,7 @@ func (fx *fixture) page(t *testing.T, req PageRequest) (pager.Decoded, error) {
 }
 
 func code(err error) string {
-	if e := AsError(err); e != nil {
+	if e := toolerr.From(err); e != nil {
 		return e.Code
 	}
 	return ""
@@ -244,7 +244,7 @@ func TestErrors(t *testing.T) {
 		if code(err) != tc.want {
 			t.Errorf("%+v: err = %v, want %s", tc.req, err, tc.want)
 		}
-		if e := AsError(err); e != nil && !json.Valid(e.JSON()) {
+		if e := toolerr.From(err); e != nil && !json.Valid(e.JSON()) {
 			t.Errorf("error body %s", e.JSON())
 		}
 	}

@@ -108,11 +108,11 @@ func New(o Options) (*Searcher, error) {
 	}
 	switch {
 	case o.Pattern == "":
-		return nil, invalid("pattern is required and cannot be empty")
+		return nil, toolerr.Invalid("pattern is required and cannot be empty")
 	case g.context < 0 || g.context > MaxContext:
-		return nil, invalid("context must be between 0 and %d lines", MaxContext)
+		return nil, toolerr.Invalid("context must be between 0 and %d lines", MaxContext)
 	case g.max < 1 || g.max > MaxMatchesLimit:
-		return nil, invalid("max_matches must be between 1 and %d", MaxMatchesLimit)
+		return nil, toolerr.Invalid("max_matches must be between 1 and %d", MaxMatchesLimit)
 	}
 	if o.Literal && !o.IgnoreCase {
 		// Found by bytes.Index, in time linear in the text whatever its length.
@@ -130,14 +130,14 @@ func New(o Options) (*Searcher, error) {
 	if err == nil {
 		var prog *syntax.Prog
 		if prog, err = syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) > MaxPatternInsts {
-			return nil, invalid("pattern is too complex: it compiles to %d instructions, and the most is %d; use a shorter pattern or smaller repeat counts", len(prog.Inst), MaxPatternInsts)
+			return nil, toolerr.Invalid("pattern is too complex: it compiles to %d instructions, and the most is %d; use a shorter pattern or smaller repeat counts", len(prog.Inst), MaxPatternInsts)
 		}
 	}
 	if err == nil {
 		g.line, err = regexp.Compile(expr)
 	}
 	if err != nil {
-		return nil, invalid("pattern is not a valid RE2 regular expression: %v; pass literal: true to search for plain text", err)
+		return nil, toolerr.Invalid("pattern is not a valid RE2 regular expression: %v; pass literal: true to search for plain text", err)
 	}
 	// With ^ at every line, a line's match is also a match in a chunk of
 	// whole lines. $ is not (multi-line $ does not match before "\r\n"),
@@ -151,10 +151,6 @@ func New(o Options) (*Searcher, error) {
 	return g, nil
 }
 
-func invalid(format string, args ...any) *toolerr.Error {
-	return toolerr.New(toolerr.CodeInvalidArgument, format, args...)
-}
-
 // Search searches the file or the directory path (a name as fsview's
 // Resolve takes it); glob, a doublestar glob over paths relative to that
 // directory, narrows its files. Files that are not text or are over
@@ -163,14 +159,14 @@ func invalid(format string, args ...any) *toolerr.Error {
 // answers what it found, truncated, with a note that says why.
 func (g *Searcher) Search(ctx context.Context, fs *fsview.FS, path, glob string) (Result, error) {
 	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return Result{}, invalid("glob %q is not a valid doublestar pattern", glob)
+		return Result{}, toolerr.Invalid("glob %q is not a valid doublestar pattern", glob)
 	}
 	start, err := fs.Resolve(path)
 	if err != nil {
 		return Result{}, err
 	}
 	if !start.IsDir() && glob != "" {
-		return Result{}, invalid("glob applies to a directory, and %s is a file", start.URI)
+		return Result{}, toolerr.Invalid("glob applies to a directory, and %s is a file", start.URI)
 	}
 	// The time budget ends the search, not the call: what was found by
 	// then is answered, marked truncated.

@@ -42,6 +42,7 @@ type Error struct {
 	Code    string
 	Message string
 	err     error
+	extra   []member // see With
 }
 
 // New returns an error with code and the formatted message.
@@ -60,7 +61,7 @@ func (e *Error) Error() string { return e.Message }
 // Unwrap returns the error the code was given for, if any.
 func (e *Error) Unwrap() error { return e.err }
 
-// body is the JSON of the contract's error body.
+// body is the JSON of the contract's error body, as Parse reads it.
 type body struct {
 	Error struct {
 		Code    string `json:"code"`
@@ -68,12 +69,29 @@ type body struct {
 	} `json:"error"`
 }
 
-// JSON is the error body: {"error":{"code":"…","message":"…"}}.
+// JSON is the error body: {"error":{"code":"…","message":"…"}}, and the
+// members With added after message.
 func (e *Error) JSON() []byte {
-	var b body
-	b.Error.Code, b.Error.Message = e.Code, e.Message
-	out, _ := json.Marshal(b)
-	return out
+	b := []byte(`{"error":{"code":`)
+	b = appendJSON(b, e.Code)
+	b = append(b, `,"message":`...)
+	b = appendJSON(b, e.Message)
+	for _, m := range e.extra {
+		b = append(b, ',')
+		b = appendJSON(b, m.key)
+		b = append(b, ':')
+		b = appendJSON(b, m.value)
+	}
+	return append(b, "}}"...)
+}
+
+// appendJSON appends v as JSON (null if it cannot be).
+func appendJSON(b []byte, v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, out...)
 }
 
 // Parse reads an error body; ok is false when text is not one.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -84,7 +83,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 				got.WriteString(p.Content)
 			}
 		}
-		if e := reader.AsError(err); e != nil {
+		if e := toolerr.From(err); e != nil {
 			if i == 0 && len(pages) == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {
 				return fileResult{skipCode: e.Code}
 			}

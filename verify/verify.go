@@ -88,14 +88,14 @@ func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, 
 	for _, p := range paths {
 		err := fs.Walk(ctx, p, func(f fsview.File, err error) error {
 			if err != nil {
-				rep.skip(reader.AsError(err).Code)
+				rep.skip(toolerr.From(err).Code)
 				return nil
 			}
 			files = append(files, f)
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, reader.AsError(err))
+			return nil, fmt.Errorf("%s: %w", p, toolerr.From(err))
 		}
 	}
 	return checkAll(ctx, rep, files, opt, func(f fsview.File) fileResult {
@@ -194,7 +194,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 			pages = append(pages, p)
 			return nil
 		})
-		if e := reader.AsError(err); e != nil {
+		if e := toolerr.From(err); e != nil {
 			if i == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {
 				return fileResult{skipCode: e.Code}
 			}

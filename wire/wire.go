@@ -71,31 +71,31 @@ func (a ReadArgs) Paged() (bool, error) {
 	paged := a.MaxTokens != nil || a.Cursor != ""
 	switch {
 	case paged && (a.Offset != nil || a.Limit != nil):
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
+		return false, toolerr.Invalid("max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
 	case paged && len(a.URIs) > 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens and cursor read one file: pass uri, not uris")
+		return false, toolerr.Invalid("max_tokens and cursor read one file: pass uri, not uris")
 	case a.URI != "" && len(a.URIs) > 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "pass uri or uris, not both")
+		return false, toolerr.Invalid("pass uri or uris, not both")
 	case a.URI == "" && len(a.URIs) == 0:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "uri is required")
+		return false, toolerr.Invalid("uri is required")
 	case a.Cursor != "" && a.MaxTokens == nil:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "a cursor continues a paged read: pass max_tokens with it")
+		return false, toolerr.Invalid("a cursor continues a paged read: pass max_tokens with it")
 	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > reader.MaxTokensLimit):
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "max_tokens must be between 1 and %d", reader.MaxTokensLimit)
+		return false, toolerr.Invalid("max_tokens must be between 1 and %d", reader.MaxTokensLimit)
 	case a.Format != "" && !paged:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "format is a page format: pass max_tokens with it")
+		return false, toolerr.Invalid("format is a page format: pass max_tokens with it")
 	case a.Line != nil && !paged:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts a paged read: pass max_tokens with it, or read lines with offset")
+		return false, toolerr.Invalid("line starts a paged read: pass max_tokens with it, or read lines with offset")
 	case a.Line != nil && a.Cursor != "":
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line starts the first page; a cursor continues from where the last page ended: pass one of them")
+		return false, toolerr.Invalid("line starts the first page; a cursor continues from where the last page ended: pass one of them")
 	case a.Line != nil && *a.Line < 1:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "line counts from 1")
+		return false, toolerr.Invalid("line counts from 1")
 	case a.Limit != nil && *a.Limit < 1:
-		return false, toolerr.New(toolerr.CodeInvalidArgument, "limit must be 1 or more lines")
+		return false, toolerr.Invalid("limit must be 1 or more lines")
 	}
 	if a.Format != "" {
 		if _, err := pager.ParseFormat(a.Format); err != nil {
-			return false, toolerr.New(toolerr.CodeInvalidArgument, "%s", err)
+			return false, toolerr.Invalid("%s", err)
 		}
 	}
 	return paged, nil

@@ -215,7 +215,7 @@ func remoteRead(c *cli.Context, args wire.ReadArgs, paged bool) error {
 // fail reports a read error: a line on stderr, the JSON error body on
 // stdout in page mode, and the exit code for its code.
 func fail(c *cli.Context, paged bool, err error) error {
-	e := reader.AsError(err)
+	e := toolerr.From(err)
 	fmt.Fprintf(c.App.ErrWriter, "folio: %s: %s\n", e.Code, e.Message)
 	if paged {
 		fmt.Fprintf(c.App.Writer, "%s\n", e.JSON())
@@ -225,5 +225,5 @@ func fail(c *cli.Context, paged bool, err error) error {
 
 // usageError is an invalid_argument read error.
 func usageError(c *cli.Context, msg string) error {
-	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg + " (see " + c.Command.HelpName + " --help)"}
+	return toolerr.Invalid("%s (see %s --help)", msg, c.Command.HelpName)
 }

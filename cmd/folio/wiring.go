@@ -76,7 +76,7 @@ func cursorKeyFile(c *cli.Context) (string, error) {
 func pagerCounter(c *cli.Context) (pager.Counter, error) {
 	counter, err := pager.NewCounter(c.String("tokenizer"))
 	if err != nil {
-		return nil, &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: err.Error()}
+		return nil, toolerr.From(err)
 	}
 	return counter, nil
 }
@@ -129,5 +129,5 @@ func localError(arg string, err error) *toolerr.Error {
 			return toolerr.Wrap(toolerr.CodeNotFound, err, "no such file")
 		}
 	}
-	return reader.AsError(err)
+	return toolerr.From(err)
 }
