@@ -13,22 +13,10 @@ import (
 	"time"
 
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
-
-// clock is a settable fake clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // recordingStore is a real memory store that also keeps a copy of every
 // record put, to show what a store sees.
@@ -55,7 +43,7 @@ func (r *recordingStore) Get(ctx context.Context, key string) ([]byte, error) {
 
 func testSecret() []byte { return bytes.Repeat([]byte{7}, SecretLen) }
 
-func newTestFolder(t testing.TB, store Store, clk *clock, opt Options) *Folder {
+func newTestFolder(t testing.TB, store Store, clk *mcptest.Clock, opt Options) *Folder {
 	t.Helper()
 	counter, err := pager.NewCounter(pager.O200kBase)
 	if err != nil {
@@ -247,8 +235,7 @@ func TestHandleBinding(t *testing.T) {
 	for _, other := range []Owner{{Session: "session-other", Subject: "alice"}, {Session: alice.Session, Subject: "bob"}, {Session: alice.Session + "alice"}, {Subject: "alice"}, {Session: alice.Session, Subject: alice.Subject, Grant: "narrowed"}} {
 		store.gets = nil
 		_, err := f.Query(ctx, other, Query{Handle: folded.Handle})
-		var fe *toolerr.Error
-		if !errors.As(err, &fe) || fe.Code != toolerr.CodeHandleNotFound {
+		if mcptest.Code(err) != toolerr.CodeHandleNotFound {
 			t.Errorf("%+v read alice's handle: %v", other, err)
 		}
 		// Another owner's lookup finds no record at all.
@@ -263,7 +250,7 @@ func TestHandleBinding(t *testing.T) {
 		_, err := f.Query(ctx, alice, Query{Handle: h})
 		var fe *toolerr.Error
 		if h == "" {
-			if !errors.As(err, &fe) || fe.Code != toolerr.CodeInvalidArgument {
+			if mcptest.Code(err) != toolerr.CodeInvalidArgument {
 				t.Errorf("empty handle: %v", err)
 			}
 			continue
@@ -280,26 +267,21 @@ func TestHandleBinding(t *testing.T) {
 	}
 	storeKey, _, _ := f.keys("BBBBBBBBBBBBBBBBBBBBBB", alice)
 	store.MemoryStore.Put(ctx, storeKey, store.puts[key], time.Now().Add(time.Hour))
-	if _, err := f.Query(ctx, alice, Query{Handle: "BBBBBBBBBBBBBBBBBBBBBB"}); !isCode(err, toolerr.CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: "BBBBBBBBBBBBBBBBBBBBBB"}); mcptest.Code(err) != toolerr.CodeHandleNotFound {
 		t.Errorf("a moved record: %v", err)
 	}
 	// A flipped bit in the record is not found either.
 	tampered := bytes.Clone(store.puts[key])
 	tampered[len(tampered)-1] ^= 1
 	store.MemoryStore.Put(ctx, key, tampered, time.Now().Add(time.Hour))
-	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle}); !isCode(err, toolerr.CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle}); mcptest.Code(err) != toolerr.CodeHandleNotFound {
 		t.Errorf("a tampered record: %v", err)
 	}
 }
 
-func isCode(err error, code string) bool {
-	var fe *toolerr.Error
-	return errors.As(err, &fe) && fe.Code == code
-}
-
 func TestHandleExpires(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{now: time.Unix(1_800_000_000, 0)}
+	clk := mcptest.NewClock(time.Unix(1_800_000_000, 0))
 	opt := DefaultOptions()
 	opt.TTL = time.Minute
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, clk.Now), clk, opt)
@@ -313,7 +295,7 @@ func TestHandleExpires(t *testing.T) {
 		t.Fatalf("before the TTL: %v", err)
 	}
 	clk.Add(time.Second)
-	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); !isCode(err, toolerr.CodeHandleNotFound) {
+	if _, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: path}); mcptest.Code(err) != toolerr.CodeHandleNotFound {
 		t.Fatalf("at the TTL: %v", err)
 	}
 }
@@ -415,7 +397,7 @@ func TestQueryBoundsFields(t *testing.T) {
 	}
 	fields := make([]string, MaxFields+1)
 	_, err = f.Query(context.Background(), alice, Query{Handle: folded.Handle, Path: "entries", Fields: fields})
-	if !isCode(err, toolerr.CodeInvalidArgument) {
+	if mcptest.Code(err) != toolerr.CodeInvalidArgument {
 		t.Errorf("%d fields: %v", len(fields), err)
 	}
 }
@@ -449,11 +431,11 @@ func TestReferences(t *testing.T) {
 		"mcp+cache://AAAAAAAAAAAAAAAAAAAAAA": toolerr.CodeHandleNotFound,
 		"mcp+cache://not-a-handle":           toolerr.CodeHandleNotFound,
 	} {
-		if _, err := f.Resolve(ctx, alice, uri); !isCode(err, code) {
+		if _, err := f.Resolve(ctx, alice, uri); mcptest.Code(err) != code {
 			t.Errorf("%s: %v, want %s", uri, err, code)
 		}
 	}
-	if _, err := f.Resolve(ctx, Owner{Session: alice.Session, Subject: "bob"}, body.URI); !isCode(err, toolerr.CodeHandleNotFound) {
+	if _, err := f.Resolve(ctx, Owner{Session: alice.Session, Subject: "bob"}, body.URI); mcptest.Code(err) != toolerr.CodeHandleNotFound {
 		t.Errorf("another subject resolved alice's reference: %v", err)
 	}
 	text := strings.Repeat("a log line, not JSON\n", 2000)

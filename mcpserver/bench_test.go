@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/folio-mcp/folio/fold/boltstore"
 	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
@@ -31,7 +31,7 @@ import (
 func realText(b *testing.B, size int) string {
 	b.Helper()
 	var sb strings.Builder
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(mcptest.GoSource(b, "net", "http"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || sb.Len() >= size || !strings.HasSuffix(p, ".go") {
 			return nil
 		}
@@ -122,7 +122,7 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 // through the MCP tool: a rare literal, a regular expression with many
 // matches (folded), and a case-insensitive one.
 func BenchmarkGrep(b *testing.B) {
-	e := newEnvAt(b, filepath.Join(runtime.GOROOT(), "src", "net"))
+	e := newEnvAt(b, mcptest.GoSource(b, "net"))
 	cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
 	for _, tc := range []struct {
 		name string
@@ -195,7 +195,7 @@ func BenchmarkResultQueryHTTP(b *testing.B) {
 // BenchmarkListGoSrc lists the Go distribution's src recursively (about
 // 14,000 entries, 0.9 MB of JSON, folded).
 func BenchmarkListGoSrc(b *testing.B) {
-	e := newEnvAt(b, filepath.Join(runtime.GOROOT(), "src"))
+	e := newEnvAt(b, mcptest.GoSource(b))
 	cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
 	for b.Loop() {
 		if r := call(b, cs, "list", map[string]any{"recursive": true}); r.raw.StructuredContent == nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
@@ -92,7 +92,7 @@ func queryAll(t testing.TB, cs *mcp.ClientSession, handle, path string) []json.R
 // and neither another subject nor another session of the same subject can
 // read the handle.
 func TestListFoldsOverHTTP(t *testing.T) {
-	e := newEnvAt(t, filepath.Join(runtime.GOROOT(), "src", "net"))
+	e := newEnvAt(t, mcptest.GoSource(t, "net"))
 	alice := e.addToken(t, "alice")
 	bob := e.addToken(t, "bob")
 	endpoint := serveHTTP(t, e.server(t, serverOpts{}))
@@ -275,7 +275,7 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 // the folded recursive list of the Go distribution's src/net against the
 // tokens of the whole answer.
 func TestFoldedListTokens(t *testing.T) {
-	e := newEnvAt(t, filepath.Join(runtime.GOROOT(), "src", "net"))
+	e := newEnvAt(t, mcptest.GoSource(t, "net"))
 	args := map[string]any{"recursive": true}
 	folded := call(t, dialMemory(t, e.server(t, serverOpts{local: true}), nil), "list", args)
 	wantFolded(t, folded)

@@ -20,6 +20,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/atomicfile"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokens"
@@ -237,10 +238,7 @@ type result struct {
 
 func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) result {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
+	res := mcptest.Call(t, cs, tool, args)
 	if len(res.Content) != 1 {
 		t.Fatalf("%s: %d content blocks", tool, len(res.Content))
 	}

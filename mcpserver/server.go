@@ -201,6 +201,7 @@ func (s *Server) startLogging(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return res, err
 		}
+		//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 		if _, err := next(ctx, "logging/setLevel", &mcp.ServerRequest[*mcp.SetLoggingLevelParams]{Session: ss, Params: &mcp.SetLoggingLevelParams{Level: "warning"}}); err != nil {
 			s.log.Warn("session log level not started", "err", err)
 		}

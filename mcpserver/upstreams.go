@@ -175,6 +175,7 @@ func (s *Server) tellDrift(now *upstream.Catalog) {
 			b.WriteString(" ")
 		}
 		b.WriteString("this session keeps the tools it started with; a new session sees the tools as they are now")
+		//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 		ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Logger: "folio", Data: b.String()})
 	}
 }

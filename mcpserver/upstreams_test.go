@@ -12,24 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/upstream"
 )
-
-// toolNames lists a session's tools, sorted.
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	return names
-}
 
 // TestGatewaySessions: a session keeps the tools it started with when an
 // upstream changes its own (announced by its tools/list_changed): it is
@@ -58,19 +44,21 @@ func TestGatewaySessions(t *testing.T) {
 
 	var mu sync.Mutex
 	var notices []string
+	//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 	first := dialHTTP(t, url, all, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 		mu.Lock()
 		notices = append(notices, r.Params.Data.(string))
 		mu.Unlock()
 	}})
+	//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 	if err := first.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"grep", "list", "read", "result_query", "up__a", "up__b", "up__block", "up__progress"}
-	if got := toolNames(t, first); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, first); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
-	if got := toolNames(t, dialHTTP(t, url, narrow, nil)); !slices.Equal(got, []string{"read", "up__a"}) {
+	if got := mcptest.ToolNames(t, dialHTTP(t, url, narrow, nil)); !slices.Equal(got, []string{"read", "up__a"}) {
 		t.Errorf("a token limited to read and up__a sees %v", got)
 	}
 	if _, err := dialHTTP(t, url, narrow, nil).CallTool(ctx, toolCall("up__b", nil)); err == nil {
@@ -96,14 +84,14 @@ func TestGatewaySessions(t *testing.T) {
 		t.Errorf("drift notices %q", notices)
 	}
 	mu.Unlock()
-	if got := toolNames(t, first); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, first); !slices.Equal(got, want) {
 		t.Errorf("the session's tools changed: %v", got)
 	}
 	r := call(t, first, "up__b", nil)
 	if !r.isError || !strings.Contains(r.text, "no longer offered") {
 		t.Errorf("a call of a gone tool: %s", r.text)
 	}
-	if got := toolNames(t, dialHTTP(t, url, all, nil)); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
+	if got := mcptest.ToolNames(t, dialHTTP(t, url, all, nil)); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
 		t.Errorf("a new session sees %v", got)
 	}
 
@@ -188,6 +176,7 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 	var mu sync.Mutex
 	heard := map[string]int{}
 	listen := func(name string) *mcp.ClientOptions {
+		//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 		return &mcp.ClientOptions{LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {
 			mu.Lock()
 			heard[name]++
@@ -195,11 +184,12 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 		}}
 	}
 	quiet, errorsOnly := dial(e, s, listen("quiet")), dial(e, s, listen("errors only"))
+	//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
 	if err := errorsOnly.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
 		t.Fatal(err)
 	}
-	toolNames(t, quiet)
-	toolNames(t, errorsOnly)
+	mcptest.ToolNames(t, quiet)
+	mcptest.ToolNames(t, errorsOnly)
 	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
 	for i := 0; ; i++ {
 		mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -44,7 +45,7 @@ func FuzzLines(f *testing.F) {
 			start = 0
 		}
 		if start > 0 && start >= len(lines) {
-			if code(err) != toolerr.CodeInvalidArgument {
+			if mcptest.Code(err) != toolerr.CodeInvalidArgument {
 				t.Fatalf("offset %d of %d lines: %v", offset, len(lines), err)
 			}
 			return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -77,13 +78,6 @@ func (fx *fixture) page(t *testing.T, req PageRequest) (pager.Decoded, error) {
 		t.Fatalf("page counts %d tokens, budget %d", n, req.MaxTokens)
 	}
 	return pj, nil
-}
-
-func code(err error) string {
-	if e := toolerr.From(err); e != nil {
-		return e.Code
-	}
-	return ""
 }
 
 // readAll pages name through cursors to EOF and returns the text.
@@ -167,7 +161,7 @@ func TestChangedFileIsVersionConflict(t *testing.T) {
 		t.Fatal("could not keep size and mtime")
 	}
 	_, err = fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor})
-	if code(err) != toolerr.CodeVersionConflict {
+	if mcptest.Code(err) != toolerr.CodeVersionConflict {
 		t.Fatalf("err = %v, want version_conflict", err)
 	}
 	if strings.Contains(err.Error(), "B-") {
@@ -175,12 +169,12 @@ func TestChangedFileIsVersionConflict(t *testing.T) {
 	}
 	// Shrunk below the cursor's offset: a conflict too.
 	fx.write(t, "f.txt", "short")
-	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != toolerr.CodeVersionConflict {
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); mcptest.Code(err) != toolerr.CodeVersionConflict {
 		t.Fatalf("shrunk file: %v", err)
 	}
 	// Deleted: not_found.
 	os.Remove(p)
-	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); code(err) != toolerr.CodeNotFound {
+	if _, err := fx.page(t, PageRequest{Name: "f.txt", Subject: "alice", MaxTokens: 100, Cursor: *first.NextCursor}); mcptest.Code(err) != toolerr.CodeNotFound {
 		t.Fatalf("deleted file: %v", err)
 	}
 }
@@ -209,12 +203,12 @@ func TestCursorBinding(t *testing.T) {
 		{"same file, URI", PageRequest{Name: first.URI, Subject: "alice", MaxTokens: 200, Cursor: cur}, ""},
 		{"other budget", PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 300, Cursor: cur}, ""},
 	} {
-		if _, err := fx.page(t, tc.req); code(err) != tc.want {
+		if _, err := fx.page(t, tc.req); mcptest.Code(err) != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 	*fx.clock = fx.clock.Add(2 * time.Hour)
-	if _, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}); code(err) != toolerr.CodeCursorExpired {
+	if _, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200, Cursor: cur}); mcptest.Code(err) != toolerr.CodeCursorExpired {
 		t.Fatalf("expired: %v", err)
 	}
 }
@@ -241,7 +235,7 @@ func TestErrors(t *testing.T) {
 		{PageRequest{Name: "dir", MaxTokens: 100}, toolerr.CodeInvalidArgument},
 	} {
 		_, err := fx.page(t, tc.req)
-		if code(err) != tc.want {
+		if mcptest.Code(err) != tc.want {
 			t.Errorf("%+v: err = %v, want %s", tc.req, err, tc.want)
 		}
 		if e := toolerr.From(err); e != nil && !json.Valid(e.JSON()) {
@@ -287,7 +281,7 @@ func TestLines(t *testing.T) {
 	}
 	for _, offset := range []int{4, 9} {
 		_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "f.txt", Offset: offset})
-		if code(err) != toolerr.CodeInvalidArgument || !strings.Contains(err.Error(), "past the end") || !strings.Contains(err.Error(), "has 3 lines") {
+		if mcptest.Code(err) != toolerr.CodeInvalidArgument || !strings.Contains(err.Error(), "past the end") || !strings.Contains(err.Error(), "has 3 lines") {
 			t.Errorf("offset %d: %v", offset, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokens"
@@ -103,7 +104,7 @@ func TestClient(t *testing.T) {
 		}
 	}
 	for _, err := range c.Pages(ctx, ".env", 300, "", "") {
-		if e := (*toolerr.Error)(nil); !errors.As(err, &e) || e.Code != toolerr.CodeNotFound {
+		if mcptest.Code(err) != toolerr.CodeNotFound {
 			t.Fatalf("%v", err)
 		}
 	}

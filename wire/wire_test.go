@@ -2,24 +2,12 @@ package wire
 
 import (
 	"encoding/json"
-	"errors"
 	"testing"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
-
-// code is the code of a *toolerr.Error, "" for nil.
-func code(err error) string {
-	var e *toolerr.Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	if err != nil {
-		return "not a tool error: " + err.Error()
-	}
-	return ""
-}
 
 func TestReadArgs(t *testing.T) {
 	n := func(v int) *int { return &v }
@@ -49,7 +37,7 @@ func TestReadArgs(t *testing.T) {
 		{ReadArgs{URI: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
 	} {
 		paged, err := tc.args.Paged()
-		if code(err) != tc.want || (err == nil && paged != tc.paged) {
+		if mcptest.Code(err) != tc.want || (err == nil && paged != tc.paged) {
 			t.Errorf("%+v: paged %v, err %v", tc.args, paged, err)
 		}
 	}

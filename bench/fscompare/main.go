@@ -12,13 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 )
@@ -130,8 +130,12 @@ func callText(ctx context.Context, cs *mcp.ClientSession, tool string, args map[
 
 // goSource is size bytes of the Go distribution's net/http sources.
 func goSource(size int) string {
+	root, err := mcptest.GoRoot()
+	if err != nil {
+		log.Fatal(err)
+	}
 	var sb strings.Builder
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(root, "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && sb.Len() < size && strings.HasSuffix(p, ".go") {
 			data, _ := os.ReadFile(p)
 			sb.Write(data)

@@ -20,12 +20,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 )
@@ -163,7 +163,11 @@ func corpus(root string) []file {
 		}
 		files = append(files, file{name, text})
 	}
-	src := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	root, err := mcptest.GoRoot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	src := filepath.Join(root, "src", "net", "http")
 	entries, _ := os.ReadDir(src)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {

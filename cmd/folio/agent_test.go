@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 )
@@ -36,8 +37,8 @@ type lineAnswer struct {
 
 func readLines(t *testing.T, cs *mcp.ClientSession, args map[string]any) lineAnswer {
 	t.Helper()
-	res := callTool(t, cs, "read", args)
-	text := textOf(res)
+	res := mcptest.Call(t, cs, "read", args)
+	text := mcptest.Text(res)
 	if res.IsError {
 		t.Fatalf("read %v: %.300s", args, text)
 	}
@@ -103,8 +104,8 @@ func TestAgentHabits(t *testing.T) {
 		t.Fatalf("tail: %d lines, footer %q", strings.Count(tail.lines, "\n"), tail.footer)
 	}
 	// Past the end.
-	res := callTool(t, cs, "read", map[string]any{"uri": "app.log", "offset": total + 1})
-	if text := textOf(res); !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
+	res := mcptest.Call(t, cs, "read", map[string]any{"uri": "app.log", "offset": total + 1})
+	if text := mcptest.Text(res); !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
 		t.Fatalf("past the end: %.300s", text)
 	}
 
@@ -117,8 +118,8 @@ func TestAgentHabits(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"matches"`
 	}
-	res = callTool(t, cs, "grep", map[string]any{"pattern": "request=12345 ", "path": "app.log"})
-	if err := json.Unmarshal([]byte(textOf(res)), &g); err != nil || len(g.Matches) != 1 {
+	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "request=12345 ", "path": "app.log"})
+	if err := json.Unmarshal([]byte(mcptest.Text(res)), &g); err != nil || len(g.Matches) != 1 {
 		t.Fatalf("grep: %v %+v", err, g)
 	}
 	hit := g.Matches[0]
@@ -127,8 +128,8 @@ func TestAgentHabits(t *testing.T) {
 		t.Fatalf("grep says line %d is %q; read gives %q", hit.Line, hit.Text, byOffset.lines)
 	}
 	for _, format := range []string{"json", "text"} {
-		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
-		text := textOf(res)
+		res = mcptest.Call(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
+		text := mcptest.Text(res)
 		var p pager.Decoded
 		if format == "json" {
 			p, err = pager.Decode([]byte(text))
@@ -142,29 +143,29 @@ func TestAgentHabits(t *testing.T) {
 			t.Fatalf("%s page at line %d: %v %.200q", format, hit.Line, err, text)
 		}
 		// The cursor goes on after the page.
-		res = callTool(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
+		res = mcptest.Call(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
 		if res.IsError {
-			t.Fatalf("continuing from a line page: %s", textOf(res))
+			t.Fatalf("continuing from a line page: %s", mcptest.Text(res))
 		}
 	}
 
 	// Globs relative to the directory listed or searched.
-	res = callTool(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
-	if text := textOf(res); !strings.Contains(text, `"path":"net/http/server.go"`) {
+	res = mcptest.Call(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
+	if text := mcptest.Text(res); !strings.Contains(text, `"path":"net/http/server.go"`) {
 		t.Fatalf("list glob relative to uri: %s", text)
 	}
-	res = callTool(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
-	if text := textOf(res); strings.Count(text, `"line":`) != 2 {
+	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
+	if text := mcptest.Text(res); strings.Count(text, `"line":`) != 2 {
 		t.Fatalf("grep glob relative to path: %s", text)
 	}
 
 	// Two roots: list without uri names them.
-	res = callTool(t, cs, "list", map[string]any{})
+	res = mcptest.Call(t, cs, "list", map[string]any{})
 	var l struct {
 		Entries []struct{ Path, Type string } `json:"entries"`
 		Note    string                        `json:"note"`
 	}
-	if err := json.Unmarshal([]byte(textOf(res)), &l); err != nil || len(l.Entries) != 2 ||
+	if err := json.Unmarshal([]byte(mcptest.Text(res)), &l); err != nil || len(l.Entries) != 2 ||
 		l.Entries[0].Path != mustEval(t, dir) || l.Entries[1].Path != mustEval(t, other) || l.Entries[1].Type != "dir" || l.Note == "" {
 		t.Fatalf("two roots: %v %+v", err, l)
 	}
@@ -194,11 +195,11 @@ func TestServeIgnoreFiles(t *testing.T) {
 		want  int
 	}{{nil, 1}, {[]string{"--no-ignore"}, 3}} {
 		cs := serveStdio(t, []string{dir}, tc.flags...)
-		text := textOf(callTool(t, cs, "list", map[string]any{"recursive": true}))
+		text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"recursive": true}))
 		if got := strings.Count(text, `"type":"file"`) - 1; got != tc.want { // .gitignore itself is listed
 			t.Errorf("%v: list shows %d files: %s", tc.flags, got, text)
 		}
-		text = textOf(callTool(t, cs, "grep", map[string]any{"pattern": "needle"}))
+		text = mcptest.Text(mcptest.Call(t, cs, "grep", map[string]any{"pattern": "needle"}))
 		if got := strings.Count(text, `"line":`); got != tc.want {
 			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
 		}

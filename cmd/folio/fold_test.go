@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
 )
 
@@ -21,19 +21,6 @@ func manyFiles(t *testing.T, dir string, n int) {
 		write(t, dir, fmt.Sprintf("d%02d/a-file-with-a-rather-long-name-%05d.md", i%20, i), "x\n")
 	}
 }
-
-// callTool calls a tool and returns its result.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-// textOf is the text of a tool result's first content block.
-func textOf(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
 
 // foldedHandle returns the handle of a folded answer, failing when res did
 // not fold.
@@ -50,7 +37,7 @@ func foldedHandle(t *testing.T, res *mcp.CallToolResult) string {
 // queryText calls result_query and returns its text, failing on an error.
 func queryText(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
 	t.Helper()
-	res := callTool(t, cs, "result_query", args)
+	res := mcptest.Call(t, cs, "result_query", args)
 	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError {
 		t.Fatalf("result_query %v: %s", args, text)
@@ -66,7 +53,7 @@ func TestServeFoldStdio(t *testing.T) {
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
 	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+stateDir(t))
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
-	h := foldedHandle(t, callTool(t, cs, "list", map[string]any{"recursive": true}))
+	h := foldedHandle(t, mcptest.Call(t, cs, "list", map[string]any{"recursive": true}))
 	got := queryText(t, cs, map[string]any{"handle": h, "path": "/entries/1/path"})
 	if got != `{"path":"/entries/1/path","value":"d00/a-file-with-a-rather-long-name-00000.md","total":43,"offset":0}` {
 		t.Errorf("result_query: %s", got)
@@ -86,7 +73,7 @@ func TestServeBoltHandlesSurviveRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := foldedHandle(t, callTool(t, dial(t, httpTransport(p.endpoint, tok)), "list", map[string]any{"recursive": true}))
+	h := foldedHandle(t, mcptest.Call(t, dial(t, httpTransport(p.endpoint, tok)), "list", map[string]any{"recursive": true}))
 	p.stop(t)
 
 	p2 := startServe(t, nil, args...)
@@ -109,7 +96,7 @@ func TestServeRedisReplicasShareHandles(t *testing.T) {
 	env := []string{"FOLIO_CURSOR_KEY_FILE=" + filepath.Join(t.TempDir(), "keys", "cursor.key")}
 	args := []string{"--root", dir, "--http", "127.0.0.1:0", "--stateless", "--tokens", tokens, "--handle-store", redis.URL}
 	a, b := startServe(t, env, args...), startServe(t, env, args...)
-	res := callTool(t, dial(t, httpTransport(a.endpoint, tok)), "grep", map[string]any{"pattern": "x", "max_matches": 5000})
+	res := mcptest.Call(t, dial(t, httpTransport(a.endpoint, tok)), "grep", map[string]any{"pattern": "x", "max_matches": 5000})
 	h := foldedHandle(t, res)
 	var m struct {
 		Value []struct{ Line int }
@@ -119,7 +106,7 @@ func TestServeRedisReplicasShareHandles(t *testing.T) {
 	if m.Total != 600 || len(m.Value) != 20 || m.Value[0].Line != 1 {
 		t.Errorf("through the other replica: %+v", m)
 	}
-	res = callTool(t, dial(t, httpTransport(b.endpoint, other)), "result_query", map[string]any{"handle": h})
+	res = mcptest.Call(t, dial(t, httpTransport(b.endpoint, other)), "result_query", map[string]any{"handle": h})
 	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "result_handle_not_found") {
 		t.Errorf("another subject read the handle: %v", res.Content[0])
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/upstream"
@@ -296,18 +297,18 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query"}
 	started := time.Now()
 	g := serveGateway(t, dir, servers, nil)
-	if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any
 	}{{"refs__loop", nil}, {"refs__cycle", map[string]any{"a": 1}}, {"refs__tree", map[string]any{"kids": []any{map[string]any{"kids": []any{}}}}}} {
-		if text, isErr := callText(t, g.cs, c.tool, c.args); isErr || text != strings.Repeat("x", 10) {
+		if text, isErr := mcptest.CallText(t, g.cs, c.tool, c.args); isErr || text != strings.Repeat("x", 10) {
 			t.Errorf("%s: %s", c.tool, text)
 		}
 	}
-	text, isErr := callText(t, g.cs, "big__echo", nil)
+	text, isErr := mcptest.CallText(t, g.cs, "big__echo", nil)
 	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "upstream big") || !strings.Contains(text, "8388608") {
 		t.Errorf("a 12 MB answer: %.300s", text)
 	}
@@ -336,7 +337,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 
 	// The cache now holds what they advertised: folio starts from it.
 	g = serveGateway(t, dir, servers, nil)
-	if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 		t.Fatalf("from the cache: tools %v, want %v", got, want)
 	}
 }
@@ -378,21 +379,6 @@ func postUnread(t *testing.T, endpoint string, cs *mcp.ClientSession, body strin
 	return c
 }
 
-// toolNamesOf lists a session's tools, sorted.
-func toolNamesOf(t *testing.T, cs *mcp.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // TestGatewayReferenceBounds: references that would substitute more than
 // --max-answer-bytes are refused before the tool runs, naming the
 // argument and the references over, and a folded answer named 10,000
@@ -413,22 +399,22 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	for i := range uris {
 		uris[i] = "file://" + megabyte
 	}
-	text, isErr := callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": uris})
+	text, isErr := mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": uris})
 	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "data_uri: its references 8 to 150 (of 150)") || !strings.Contains(text, "8388608") {
 		t.Errorf("150 references to 1 MiB: %.400s", text)
 	}
 	// 10,000 references to one folded answer of 44 KB (as JSON): 8 MiB
 	// holds 190 of them. 40,000 are too many to count.
-	res := callTool(t, g.cs, "src__log", nil)
+	res := mcptest.Call(t, g.cs, "src__log", nil)
 	handle := foldedHandle(t, res)
 	refs := slices.Repeat([]string{"mcp+cache://" + handle}, 10_000)
 	before := cpuTime(t, pid)
-	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": refs})
+	text, isErr = mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": refs})
 	t.Logf("10,000 references to one answer: %v of CPU", cpuTime(t, pid)-before)
 	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "its references 191 to 10000 (of 10000)") {
 		t.Errorf("10,000 references to one answer: %.400s", text)
 	}
-	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": slices.Repeat([]string{"mcp+cache://" + handle}, 40_000)})
+	text, isErr = mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": slices.Repeat([]string{"mcp+cache://" + handle}, 40_000)})
 	if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "more than 10000 references") {
 		t.Errorf("40,000 references: %.400s", text)
 	}
@@ -436,12 +422,12 @@ func TestGatewayReferenceBounds(t *testing.T) {
 		t.Error("the tool was called with references over the bound")
 	}
 	// References that fit go through: the first rows of a folded series.
-	series := foldedHandle(t, callTool(t, g.cs, "src__series", nil))
+	series := foldedHandle(t, mcptest.Call(t, g.cs, "src__series", nil))
 	rows := make([]string, 100)
 	for i := range rows {
 		rows[i] = fmt.Sprintf("mcp+cache://%s#/series/%d", series, i)
 	}
-	if text, isErr := callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": rows}); isErr || text != "rows 100 sum 5000" {
+	if text, isErr := mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": rows}); isErr || text != "rows 100 sum 5000" {
 		t.Errorf("100 references to rows: %s", text)
 	}
 	// A reference to a value of the wrong type: the error says which, and
@@ -450,13 +436,13 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": "mcp+cache://" + series})
+	text, isErr = mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": "mcp+cache://" + series})
 	if !isErr || !strings.Contains(text, `data, the value data_uri refers to, does not fit`) || !strings.Contains(text, `found \"object\", want a value of type \"array\"`) ||
 		strings.Contains(text, "2026-11-30") || counter.Count(text) > 300 {
 		t.Errorf("a reference to an object for an array (%d tokens): %.600s", counter.Count(text), text)
 	}
 	missing := slices.Repeat([]string{"mcp+cache://AAAAAAAAAAAAAAAAAAAAAA#/" + strings.Repeat("x", 500)}, 1000)
-	text, isErr = callText(t, g.cs, "dst__ingest", map[string]any{"data_uri": missing})
+	text, isErr = mcptest.CallText(t, g.cs, "dst__ingest", map[string]any{"data_uri": missing})
 	if !isErr || !strings.Contains(text, "reference_not_found") || !strings.Contains(text, `"missing":1000`) || counter.Count(text) > 300 {
 		t.Errorf("1,000 missing references (%d tokens): %.600s", counter.Count(text), text)
 	}
@@ -477,19 +463,19 @@ func TestGatewayDeepPointers(t *testing.T) {
 	}, nil)
 	pid := g.cmd.Process.Pid
 	before := cpuTime(t, pid)
-	deep := foldedHandle(t, callTool(t, g.cs, "deep__echo", nil))
+	deep := foldedHandle(t, mcptest.Call(t, g.cs, "deep__echo", nil))
 	folding := cpuTime(t, pid) - before
 	t.Logf("folding an answer 9,000 deep: %v of CPU", folding)
 	before = cpuTime(t, pid)
 	// result_query says the path back: 7,000 steps fit its answer, and
 	// of the value 2,000 deep, its pad.
 	for range 5 {
-		res := callTool(t, g.cs, "result_query", map[string]any{"handle": deep, "path": strings.Repeat("/a", 7000), "fields": []string{"pad"}})
-		if text := textOf(res); res.IsError || !strings.Contains(text, `"value":{"pad":"ppp`) {
+		res := mcptest.Call(t, g.cs, "result_query", map[string]any{"handle": deep, "path": strings.Repeat("/a", 7000), "fields": []string{"pad"}})
+		if text := mcptest.Text(res); res.IsError || !strings.Contains(text, `"value":{"pad":"ppp`) {
 			t.Fatalf("the deep query: %.300s", text)
 		}
 	}
-	text, isErr := callText(t, g.cs, "dst__echo", map[string]any{"text_uri": "mcp+cache://" + deep + "#" + strings.Repeat("/a", 9000)})
+	text, isErr := mcptest.CallText(t, g.cs, "dst__echo", map[string]any{"text_uri": "mcp+cache://" + deep + "#" + strings.Repeat("/a", 9000)})
 	if isErr || !strings.Contains(text, `"text":"bottom"`) {
 		t.Errorf("a reference 9,000 deep: %.300s", text)
 	}
@@ -558,10 +544,10 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 				"banner":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-banner", "Secure MCP Filesystem Server running on stdio"}},
 			}, nil)
 			want := []string{"banner__echo", "grep", "list", "polite__echo", "read", "result_query", "stubborn__echo"}
-			if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+			if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v\n%s", got, want, g.stderr)
 			}
-			if text, isErr := callText(t, g.cs, "banner__echo", nil); isErr || text != strings.Repeat("x", 10) {
+			if text, isErr := mcptest.CallText(t, g.cs, "banner__echo", nil); isErr || text != strings.Repeat("x", 10) {
 				t.Errorf("the server with a banner: %s", text)
 			}
 			if !strings.Contains(g.stderr.String(), "Secure MCP Filesystem Server running on stdio") {
@@ -610,11 +596,11 @@ func TestGatewayTaskRequiredTools(t *testing.T) {
 	want := []string{"grep", "list", "read", "result_query", "up__maybe", "up__plain"}
 	for _, from := range []string{"discovery", "the cache"} {
 		g := serveGateway(t, dir, servers, nil)
-		if got := toolNamesOf(t, g.cs); !slices.Equal(got, want) {
+		if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 			t.Fatalf("from %s: tools %v, want %v", from, got, want)
 		}
 		for _, tool := range []string{"up__plain", "up__maybe"} {
-			if text, isErr := callText(t, g.cs, tool, nil); isErr || text != strings.Repeat("x", 10) {
+			if text, isErr := mcptest.CallText(t, g.cs, tool, nil); isErr || text != strings.Repeat("x", 10) {
 				t.Errorf("from %s: %s: %s", from, tool, text)
 			}
 		}

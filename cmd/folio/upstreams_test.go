@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -15,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/upstream"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeUpstreams writes an mcpServers file of the given entries.
@@ -154,15 +155,6 @@ func marks(t *testing.T, path string) (int, int) {
 	return len(lines), pid
 }
 
-func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res.Content[0].(*mcp.TextContent).Text, res.IsError
-}
-
 // TestServeUpstreams: folio serve offers its upstreams' tools as
 // NAME__tool beside its own and calls them; an upstream that never answers
 // is left out. With a fresh cache, the tools are offered before any
@@ -187,13 +179,13 @@ func TestServeUpstreams(t *testing.T) {
 
 	// No cache: discovered at start, the dead one left out.
 	cs := serve()
-	if got := toolNamesOf(t, cs); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
-	if text, isErr := callText(t, cs, "local__a", map[string]any{"text": "hi"}); isErr || text != `a {"text":"hi"}` {
+	if text, isErr := mcptest.CallText(t, cs, "local__a", map[string]any{"text": "hi"}); isErr || text != `a {"text":"hi"}` {
 		t.Errorf("local__a: %q", text)
 	}
-	if text, isErr := callText(t, cs, "remote__x", nil); isErr || !strings.HasPrefix(text, "x") {
+	if text, isErr := mcptest.CallText(t, cs, "remote__x", nil); isErr || !strings.HasPrefix(text, "x") {
 		t.Errorf("remote__x: %q", text)
 	}
 	cs.Close()
@@ -202,7 +194,7 @@ func TestServeUpstreams(t *testing.T) {
 	os.WriteFile(slow, []byte("1s"), 0o644)
 	before, _ := marks(t, mark)
 	cs = serve()
-	if got := toolNamesOf(t, cs); !slices.Equal(got, want) {
+	if got := mcptest.ToolNames(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("cached tools %v, want %v", got, want)
 	}
 	if n, _ := marks(t, mark); n != before {
@@ -211,7 +203,7 @@ func TestServeUpstreams(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			if text, isErr := callText(t, cs, "local__b", nil); isErr {
+			if text, isErr := mcptest.CallText(t, cs, "local__b", nil); isErr {
 				t.Error(text)
 			}
 		})
@@ -225,7 +217,7 @@ func TestServeUpstreams(t *testing.T) {
 	// The process dies: a later call starts it again.
 	syscall.Kill(pid, syscall.SIGKILL)
 	for i := 0; ; i++ {
-		if _, isErr := callText(t, cs, "local__a", nil); !isErr {
+		if _, isErr := mcptest.CallText(t, cs, "local__a", nil); !isErr {
 			break
 		}
 		if i == 50 {

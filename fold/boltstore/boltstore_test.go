@@ -3,7 +3,6 @@ package boltstore
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fold/storetest"
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
 func TestStore(t *testing.T) {
@@ -28,26 +28,13 @@ func TestStore(t *testing.T) {
 	s.Close()
 }
 
-// clock is a clock the test moves.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // TestKeepsAcrossReopen folds an answer, closes the store, opens it again
 // with a new Folder (as a restarted server does), and reads the handle;
 // records that expired while it was closed are swept on open.
 func TestKeepsAcrossReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "handles.db")
-	clk := &clock{now: time.Now()}
+	clk := mcptest.NewClock(time.Now())
 	s, err := Open(path, fold.DefaultStoreMaxBytes, clk.Now)
 	if err != nil {
 		t.Fatal(err)

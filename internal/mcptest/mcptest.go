@@ -1,0 +1,125 @@
+// Package mcptest holds what folio's tests share: calling tools through a
+// real go-sdk client, the codes of errors, a clock the test moves, and
+// Go's own source tree as a corpus.
+package mcptest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/toolerr"
+)
+
+// ToolNames lists a session's tools, sorted.
+func ToolNames(t testing.TB, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Call calls a tool and returns its result; a protocol error fails the
+// test (a tool error is a result).
+func Call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// CallText calls a tool and returns the text of its first content block,
+// and whether it is a tool error.
+func CallText(t testing.TB, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res := Call(t, cs, name, args)
+	return Text(res), res.IsError
+}
+
+// Text is the text of a result's first content block, "" when it has
+// none that is text.
+func Text(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	tc, _ := res.Content[0].(*mcp.TextContent)
+	if tc == nil {
+		return ""
+	}
+	return tc.Text
+}
+
+// Code is the code of err when it is a *toolerr.Error, "" for nil, and
+// says so when it is another error.
+func Code(err error) string {
+	var e *toolerr.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	}
+	return "not a tool error: " + err.Error()
+}
+
+// Clock is a clock the test moves; its Now is safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock is a clock that reads now until moved.
+func NewClock(now time.Time) *Clock { return &Clock{now: now} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Add moves the clock by d.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// GoSource is a directory of Go's own source tree (parts under
+// GOROOT/src): a real corpus every machine that runs the tests has.
+func GoSource(t testing.TB, parts ...string) string {
+	t.Helper()
+	root, err := GoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(append([]string{root, "src"}, parts...)...)
+}
+
+// GoRoot is the Go installation's root, as `go env GOROOT` names it.
+func GoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	root := strings.TrimSpace(string(out))
+	if err != nil || root == "" {
+		return "", fmt.Errorf("go env GOROOT: %v", err)
+	}
+	return root, nil
+}
