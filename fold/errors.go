@@ -14,6 +14,6 @@ var errHandleNotFound = toolerr.New(toolerr.CodeHandleNotFound, "no result with 
 // holds expired).
 var ErrNotFound = errors.New("fold: no such record")
 
-// ErrNotFoldable is returned by Fold for a value that is not a JSON object,
+// errNotFoldable is returned by Fold for a value that is not a JSON object,
 // array or string.
-var ErrNotFoldable = errors.New("fold: only a JSON object, array or string folds")
+var errNotFoldable = errors.New("fold: only a JSON object, array or string folds")

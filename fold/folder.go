@@ -10,12 +10,12 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/schema"
 )
 
 // Defaults and bounds of Options.
@@ -108,16 +108,17 @@ const handleLen = 16
 const recordHead = 8 + 12
 
 // Fold keeps the answer data (a JSON object, array or string) for owner and
-// returns what the model gets in its place. When the tool has an output schema,
-// the folded answer must be admitted by it (see Admits). An error means the
-// answer was not kept and should be sent whole.
-func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchema json.RawMessage) (*Folded, error) {
+// returns what the model gets in its place. When the tool has an output
+// schema (out, compiled once per tool definition), the folded answer must
+// be admitted by it. An error means the answer was not kept and should be
+// sent whole.
+func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, out *schema.Checker) (*Folded, error) {
 	sum, err := summarize(data, shapeDepth)
 	if err != nil {
 		return nil, err
 	}
 	if sum.arr == nil && sum.obj == nil && sum.str == nil {
-		return nil, ErrNotFoldable
+		return nil, errNotFoldable
 	}
 	raw := make([]byte, handleLen)
 	rand.Read(raw)
@@ -125,7 +126,7 @@ func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, outputSchem
 	folded := &Folded{Handle: handle, Bytes: len(data), TTL: f.opt.TTL}
 	folded.Hint = hint(sum, folded)
 	folded.JSON = f.describe(data, sum, handle, f.opt.ThresholdBytes-len(folded.Hint)-1)
-	if err := Admits(outputSchema, folded.JSON); err != nil {
+	if err := admits(out, folded.JSON); err != nil {
 		return nil, err
 	}
 	storeKey, aead, err := f.keys(handle, owner)
@@ -167,7 +168,7 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 	var shapeLen int
 	for depth := shapeDepth; depth >= 1; depth-- {
 		shape = s.render(depth)
-		shapeLen = len(Marshal(shape))
+		shapeLen = len(marshal(shape))
 		if shapeLen <= budget/2 {
 			break
 		}
@@ -180,15 +181,15 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 		{min(items, 1), min(chars, 40), 8},
 		{0, 0, 4},
 	}
-	var preview any
+	var shown any
 	for _, st := range steps {
-		p := Preview(data, st.items, st.chars, st.members)
-		if len(Marshal(p))+shapeLen <= budget {
-			preview = p
+		p := preview(data, st.items, st.chars, st.members)
+		if len(marshal(p))+shapeLen <= budget {
+			shown = p
 			break
 		}
 	}
-	return Marshal(obj("preview", preview, "shape", shape, "handle", handle, "uri", URI(handle, "")))
+	return marshal(obj("preview", shown, "shape", shape, "handle", handle, "uri", URI(handle, "")))
 }
 
 // hint tells the model how to read the rest, naming the first list of the
@@ -202,7 +203,7 @@ func hint(s *summary, f *Folded) string {
 		example = ""
 		for _, k := range s.obj.keys {
 			if s.obj.members[k].arr != nil && len(k) <= 64 {
-				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, Marshal(k))
+				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, marshal(k))
 				break
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -128,7 +129,7 @@ func TestFoldAndQuery(t *testing.T) {
 	if err := json.Unmarshal([]byte(q(Query{Path: "entries"})), &page); err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Value) != DefaultItems || page.NextOffset != DefaultItems {
+	if len(page.Value) != defaultItems || page.NextOffset != defaultItems {
 		t.Errorf("default slice: %d items, next %d", len(page.Value), page.NextOffset)
 	}
 }
@@ -335,12 +336,12 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 	opt := DefaultOptions()
 	opt.ThresholdBytes = MinThresholdBytes
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, opt)
-	wide := &Object{}
+	wide := &object{}
 	for i := range 2000 {
 		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
 		wide.Values = append(wide.Values, obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
 	}
-	for name, data := range map[string][]byte{"wide": Marshal(wide), "list": corpus.Listing(3000), "string list": Marshal([]any{strings.Repeat("é", 5000)}), "long key": Marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
+	for name, data := range map[string][]byte{"wide": marshal(wide), "list": corpus.Listing(3000), "string list": marshal([]any{strings.Repeat("é", 5000)}), "long key": marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
 		folded, err := f.Fold(ctx, alice, data, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -350,21 +351,30 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 		}
 	}
 	for _, scalar := range []string{`42`, `true`, `null`} {
-		if _, err := f.Fold(ctx, alice, []byte(scalar), nil); !errors.Is(err, ErrNotFoldable) {
+		if _, err := f.Fold(ctx, alice, []byte(scalar), nil); !errors.Is(err, errNotFoldable) {
 			t.Errorf("%s folded: %v", scalar, err)
 		}
 	}
+}
+
+func compile(t *testing.T, s string) *schema.Checker {
+	t.Helper()
+	c, err := schema.Compile([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestFoldRespectsOutputSchema(t *testing.T) {
 	ctx := context.Background()
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, Options{})
 	data := corpus.Listing(1000)
-	strict := json.RawMessage(`{"type":"object","properties":{"entries":{"type":"array"}},"required":["entries"]}`)
+	strict := compile(t, `{"type":"object","properties":{"entries":{"type":"array"}},"required":["entries"]}`)
 	if _, err := f.Fold(ctx, alice, data, strict); err == nil {
 		t.Error("a schema that requires entries admitted the folded form")
 	}
-	union := json.RawMessage(`{"anyOf":[{"type":"object","required":["entries"]},
+	union := compile(t, `{"anyOf":[{"type":"object","required":["entries"]},
 		{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"},"uri":{"type":"string"}},"required":["preview","shape","handle"],"additionalProperties":false}]}`)
 	if _, err := f.Fold(ctx, alice, data, union); err != nil {
 		t.Errorf("a union with the folded form: %v", err)
@@ -395,7 +405,7 @@ func TestQueryBoundsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fields := make([]string, MaxFields+1)
+	fields := make([]string, maxFields+1)
 	_, err = f.Query(context.Background(), alice, Query{Handle: folded.Handle, Path: "entries", Fields: fields})
 	if mcptest.Code(err) != toolerr.CodeInvalidArgument {
 		t.Errorf("%d fields: %v", len(fields), err)
@@ -439,7 +449,7 @@ func TestReferences(t *testing.T) {
 		t.Errorf("another subject resolved alice's reference: %v", err)
 	}
 	text := strings.Repeat("a log line, not JSON\n", 2000)
-	folded, err = f.Fold(ctx, alice, Marshal(text), nil)
+	folded, err = f.Fold(ctx, alice, marshal(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +459,7 @@ func TestReferences(t *testing.T) {
 		Total      int
 		NextOffset int `json:"next_offset"`
 	}
-	if err != nil || json.Unmarshal(a.JSON, &got) != nil || got.Total != len(text) || got.Value != text[:DefaultChars] || got.NextOffset != DefaultChars {
+	if err != nil || json.Unmarshal(a.JSON, &got) != nil || got.Total != len(text) || got.Value != text[:defaultChars] || got.NextOffset != defaultChars {
 		t.Errorf("a folded string: %s %v", a.JSON, err)
 	}
 }

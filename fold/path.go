@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// ParsePath splits a path into its segments. A path is a JSON pointer
+// parsePath splits a path into its segments. A path is a JSON pointer
 // (/entries/2/path) or a dot path (entries.2.path, $.entries[2].path,
 // $["a.b"]); "" and "$" name the whole value.
-func ParsePath(p string) ([]string, error) {
+func parsePath(p string) ([]string, error) {
 	if strings.HasPrefix(p, "/") {
 		return parsePointer(p)
 	}

@@ -27,13 +27,13 @@ func TestParsePath(t *testing.T) {
 		{"/", []string{""}},
 		{"/é/😀", []string{"é", "😀"}},
 	} {
-		got, err := ParsePath(tc.in)
+		got, err := parsePath(tc.in)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ParsePath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 	for _, in := range []string{"a..b", ".a", "a.", "$a", "a[", "a[-1]", "a[+1]", "a[x]", `a["x]`, `a["x"`, "a[]", "/a~", "/a~2"} {
-		if got, err := ParsePath(in); err == nil {
+		if got, err := parsePath(in); err == nil {
 			t.Errorf("ParsePath(%q) = %q, want an error", in, got)
 		}
 	}
@@ -47,7 +47,7 @@ func FuzzParsePath(f *testing.F) {
 	}
 	data := []byte(`{"a":[{"b":1},{"c":"x"}],"":{"":2},"x/y":{"~":3}}`)
 	f.Fuzz(func(t *testing.T, p string) {
-		segs, err := ParsePath(p)
+		segs, err := parsePath(p)
 		if err != nil {
 			return
 		}
@@ -56,7 +56,7 @@ func FuzzParsePath(f *testing.F) {
 		for _, s := range segs {
 			b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
 		}
-		back, err := ParsePath(b.String())
+		back, err := parsePath(b.String())
 		if len(segs) == 0 {
 			return
 		}
@@ -70,7 +70,7 @@ func FuzzParsePath(f *testing.F) {
 func walk(v any, segs []string) (any, bool) {
 	for _, s := range segs {
 		switch c := v.(type) {
-		case *Object:
+		case *object:
 			next, ok := c.Get(s)
 			if !ok {
 				return nil, false
@@ -96,11 +96,11 @@ func FuzzFind(f *testing.F) {
 	f.Add([]byte(` [ {"k" : [ "]" , "}" ] } , 2 ] `), "$[0].k[1]")
 	f.Add([]byte(`{"\u0061":1,"b":{"":true}}`), `$["b"][""]`)
 	f.Fuzz(func(t *testing.T, data []byte, path string) {
-		v, err := Parse(data)
+		v, err := parse(data)
 		if err != nil {
 			return
 		}
-		segs, err := ParsePath(path)
+		segs, err := parsePath(path)
 		if err != nil {
 			return
 		}
@@ -112,11 +112,11 @@ func FuzzFind(f *testing.F) {
 		if !ok {
 			return
 		}
-		got, err := Parse(raw)
+		got, err := parse(raw)
 		if err != nil {
 			t.Fatalf("find gave %q: %v", raw, err)
 		}
-		if g, w := Marshal(got), Marshal(want); !bytes.Equal(g, w) {
+		if g, w := marshal(got), marshal(want); !bytes.Equal(g, w) {
 			t.Fatalf("find gave %s, walk %s", g, w)
 		}
 	})

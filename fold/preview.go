@@ -8,23 +8,23 @@ import "errors"
 // scans what it holds once.
 const previewDepth = 16
 
-// Preview returns the JSON value d (valid JSON) with each list cut to its
+// preview returns the JSON value d (valid JSON) with each list cut to its
 // first items items and each string to its first chars characters. When
 // members > 0, each object also keeps only its first members members.
 // Lists and objects nested deeper than previewDepth come out empty. It
 // reads no further into a list than the items it keeps.
-func Preview(d []byte, items, chars, members int) any {
-	return preview(d, items, chars, members, 1)
+func preview(d []byte, items, chars, members int) any {
+	return previewAt(d, items, chars, members, 1)
 }
 
-func preview(d []byte, items, chars, members, depth int) any {
+func previewAt(d []byte, items, chars, members, depth int) any {
 	d = trim(d)
 	if depth > previewDepth {
 		switch d[0] {
 		case '[':
 			return []any{}
 		case '{':
-			return &Object{Keys: []string{}, Values: []any{}}
+			return &object{Keys: []string{}, Values: []any{}}
 		}
 	}
 	switch d[0] {
@@ -42,7 +42,7 @@ func preview(d []byte, items, chars, members, depth int) any {
 			if _, err := p.value(1); err != nil {
 				return err
 			}
-			out = append(out, preview(d[start:p.pos], items, chars, members, depth+1))
+			out = append(out, previewAt(d[start:p.pos], items, chars, members, depth+1))
 			return nil
 		})
 		return out
@@ -52,14 +52,14 @@ func preview(d []byte, items, chars, members, depth int) any {
 		if members > 0 {
 			n = min(n, members)
 		}
-		out := &Object{Keys: make([]string, n), Values: make([]any, n)}
+		out := &object{Keys: make([]string, n), Values: make([]any, n)}
 		for i := range n {
 			out.Keys[i] = elems[i].key
-			out.Values[i] = preview(d[elems[i].start:elems[i].end], items, chars, members, depth+1)
+			out.Values[i] = previewAt(d[elems[i].start:elems[i].end], items, chars, members, depth+1)
 		}
 		return out
 	}
-	v, _ := Parse(d)
+	v, _ := parse(d)
 	return v
 }
 

@@ -13,15 +13,15 @@ import (
 
 // Default slice lengths of Query, and the most fields it takes.
 const (
-	DefaultItems = 20
-	DefaultChars = 2000
-	MaxFields    = 100
+	defaultItems = 20
+	defaultChars = 2000
+	maxFields    = 100
 )
 
 // Query asks for part of a folded answer.
 type Query struct {
 	Handle string
-	// Path is a dot path or a JSON pointer (see ParsePath); empty for the
+	// Path is a dot path or a JSON pointer (see parsePath); empty for the
 	// whole answer.
 	Path string
 	// Offset and Limit select items of a list, members of an object, or
@@ -49,7 +49,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if err := checkQuery(q); err != nil {
 		return Answer{}, err
 	}
-	segs, err := ParsePath(q.Path)
+	segs, err := parsePath(q.Path)
 	if err != nil {
 		return Answer{}, toolerr.New(toolerr.CodePathNotFound, "%v", err)
 	}
@@ -88,8 +88,8 @@ func checkQuery(q Query) error {
 		return bad("page counts from 1")
 	case q.MaxTokens != nil && *q.MaxTokens < 1:
 		return bad("max_tokens must be 1 or more")
-	case len(q.Fields) > MaxFields:
-		return bad("fields takes at most %d keys", MaxFields)
+	case len(q.Fields) > maxFields:
+		return bad("fields takes at most %d keys", maxFields)
 	}
 	return nil
 }
@@ -117,17 +117,17 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			return Answer{}, err
 		}
 		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := Parse(raw[items[i].start:items[i].end])
-			if o, ok := v.(*Object); ok && len(q.Fields) > 0 {
+			v, err := parse(raw[items[i].start:items[i].end])
+			if o, ok := v.(*object); ok && len(q.Fields) > 0 {
 				v = keep(o, q.Fields, map[string]bool{})
 			}
 			return appendValue(b, v), err
-		}}, DefaultItems, "items")
+		}}, defaultItems, "items")
 	case '"':
 		if len(q.Fields) > 0 {
 			return Answer{}, toolerr.Invalid("fields applies to objects; the value at %s is a string", s.path())
 		}
-		v, err := Parse(raw)
+		v, err := parse(raw)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -137,14 +137,14 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			n := utf8.EncodeRune(enc[:], runes[i])
 			s := pager.AppendString(nil, string(enc[:n]))
 			return append(b, s[1:len(s)-1]...), nil
-		}}, DefaultChars, "characters")
+		}}, defaultChars, "characters")
 	case '{':
 		if !ranged {
-			v, err := Parse(raw)
+			v, err := parse(raw)
 			if err != nil {
 				return Answer{}, err
 			}
-			o, err := s.objectFields(v.(*Object))
+			o, err := s.objectFields(v.(*object))
 			if err != nil {
 				return Answer{}, err
 			}
@@ -158,15 +158,15 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			return Answer{}, err
 		}
 		return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := Parse(raw[members[i].start:members[i].end])
+			v, err := parse(raw[members[i].start:members[i].end])
 			b = pager.AppendString(b, members[i].key)
 			b = append(b, ':')
 			return appendValue(b, v), err
-		}}, DefaultItems, "members")
+		}}, defaultItems, "members")
 	}
 	if ranged || len(q.Fields) > 0 {
 		if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
-			v, err := Parse(raw)
+			v, err := parse(raw)
 			if err != nil {
 				return Answer{}, err
 			}
@@ -174,7 +174,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 		}
 		return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
 	}
-	v, err := Parse(raw)
+	v, err := parse(raw)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -348,7 +348,7 @@ func (s *slicer) checkItemFields(raw []byte, items []span) error {
 }
 
 // objectFields applies the query's fields to an object.
-func (s *slicer) objectFields(o *Object) (*Object, error) {
+func (s *slicer) objectFields(o *object) (*object, error) {
 	if len(s.q.Fields) == 0 {
 		return o, nil
 	}
@@ -384,8 +384,8 @@ func (s *slicer) memberFields(members []span) ([]span, error) {
 
 // keep returns o with only the given keys, in o's order, and marks in found
 // the keys it had.
-func keep(o *Object, fields []string, found map[string]bool) *Object {
-	out := &Object{}
+func keep(o *object, fields []string, found map[string]bool) *object {
+	out := &object{}
 	for i, k := range o.Keys {
 		for _, f := range fields {
 			if k == f {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// A kept answer is valid JSON (Parse checked it before it was kept, and
+// A kept answer is valid JSON (parse checked it before it was kept, and
 // GCM authenticates it), so a query walks its bytes to the value it asks
 // for, with the parser in check mode, without building the rest.
 
@@ -19,7 +19,7 @@ type span struct {
 }
 
 // elements returns the items of the array, or the members of the object,
-// that starts at d[0]. Members are unique by key (see uniqueKeys), as Parse
+// that starts at d[0]. Members are unique by key (see uniqueKeys), as parse
 // reads them.
 func elements(d []byte) ([]span, error) {
 	p := &parser{data: d, check: true, trusted: true}

@@ -80,7 +80,7 @@ func (r *References) Resolve(ctx context.Context, uri string) ([]byte, error) {
 		if !strings.HasPrefix(pointer, "/") {
 			return nil, toolerr.New(toolerr.CodePathNotFound, "the fragment of %s is not a JSON pointer (it starts with /, percent-encoded or not)", uri)
 		}
-		if segs, err = ParsePath(pointer); err != nil {
+		if segs, err = parsePath(pointer); err != nil {
 			return nil, toolerr.New(toolerr.CodePathNotFound, "%v", err)
 		}
 	}

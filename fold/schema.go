@@ -1,26 +1,20 @@
 package fold
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/folio-mcp/folio/schema"
 )
 
-// Admits checks that a tool's output schema accepts the folded answer
-// folded (its JSON), so that a client validating structuredContent against
-// the schema takes it. An empty schema admits everything; one folio cannot
-// judge (see package schema) admits nothing, since the client might judge
-// it and refuse.
-func Admits(outputSchema json.RawMessage, folded []byte) error {
-	if len(outputSchema) == 0 {
+// admits checks that a tool's output schema, compiled once per tool
+// definition, accepts the folded answer folded (its JSON), so that a
+// client validating structuredContent against the schema takes it. No
+// schema (nil) admits everything.
+func admits(out *schema.Checker, folded []byte) error {
+	if out == nil {
 		return nil
 	}
-	c, err := schema.Compile(outputSchema)
-	if err != nil {
-		return fmt.Errorf("fold: the output schema: %w", err)
-	}
-	if err := c.Validate(folded); err != nil {
+	if err := out.Validate(folded); err != nil {
 		return fmt.Errorf("fold: the output schema does not admit the folded answer: %w", err)
 	}
 	return nil

@@ -53,7 +53,7 @@ type memberSummary struct {
 	seen int // objects that have the key
 }
 
-// scan reads the JSON value at p, checking its syntax as Parse does, and
+// scan reads the JSON value at p, checking its syntax as parse does, and
 // merges it into s without building it; below depth levels, containers give
 // only their lengths. level is how deep p is nested; keys interns object
 // keys across the answer. p must be in check mode.
@@ -167,7 +167,7 @@ func charCount(d []byte) int {
 	return utf8.RuneCountInString(s)
 }
 
-// summarize checks that d is one JSON value, as Parse does, and
+// summarize checks that d is one JSON value, as parse does, and
 // summarizes it, reading it once. Its render is the shape of d: its type,
 // the lengths of lists and strings (in characters), the keys of objects,
 // and the merged shape of the items of each list, down to depth levels.
@@ -179,11 +179,11 @@ func summarize(d []byte, depth int) (*summary, error) {
 	s := &summary{}
 	p.space()
 	if err := s.scan(p, depth, 0, keyCache{}); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %v", errSyntax, err)
 	}
 	p.space()
 	if p.pos != len(d) {
-		return nil, fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", errSyntax, p.pos)
 	}
 	return s, nil
 }
@@ -224,7 +224,7 @@ func (s *summary) render(depth int) any {
 	return obj("any_of", kinds)
 }
 
-func withLengths(o *Object, l *lengths) *Object {
+func withLengths(o *object, l *lengths) *object {
 	if l.min == l.max {
 		o.Keys = append(o.Keys, "length")
 		o.Values = append(o.Values, l.min)
@@ -235,15 +235,15 @@ func withLengths(o *Object, l *lengths) *Object {
 	return o
 }
 
-func (o *objectSummary) render(depth int) *Object {
+func (o *objectSummary) render(depth int) *object {
 	out := obj("type", "object")
 	if depth <= 1 || len(o.keys) == 0 && len(o.other) == 0 {
 		return out
 	}
-	keys := &Object{}
+	keys := &object{}
 	for _, k := range o.keys {
 		m := o.members[k]
-		r := m.render(depth - 1).(*Object)
+		r := m.render(depth - 1).(*object)
 		if m.seen < o.n {
 			r.Keys = append(r.Keys, "optional")
 			r.Values = append(r.Values, true)

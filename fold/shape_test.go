@@ -38,8 +38,8 @@ func TestShapeAndPreviewGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := "shape:   " + string(Marshal(sh)) + "\n" +
-				"preview: " + string(Marshal(Preview(data, 2, 10, 0))) + "\n"
+			got := "shape:   " + string(marshal(sh)) + "\n" +
+				"preview: " + string(marshal(preview(data, 2, 10, 0))) + "\n"
 			golden := strings.TrimSuffix(in, ".json") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -62,7 +62,7 @@ func TestShapeMergesItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(Marshal(sh))
+	got := string(marshal(sh))
 	want := `{"type":"array","length":3,"items":{"type":"object","keys":{` +
 		`"a":{"any_of":[{"type":"null"},{"type":"string","min_length":2,"max_length":3}]},` +
 		`"b":{"type":"array","min_length":0,"max_length":2,"items":{"type":"number"},"optional":true}}}}`
@@ -73,15 +73,15 @@ func TestShapeMergesItems(t *testing.T) {
 
 func TestPreviewCutsCharactersNotBytes(t *testing.T) {
 	v := []byte(`{"s":"éé😀abc","l":[1,2,3],"m":{"x":1,"y":2,"z":3}}`)
-	if got, want := string(Marshal(Preview(v, 2, 3, 0))), `{"s":"éé😀","l":[1,2],"m":{"x":1,"y":2,"z":3}}`; got != want {
+	if got, want := string(marshal(preview(v, 2, 3, 0))), `{"s":"éé😀","l":[1,2],"m":{"x":1,"y":2,"z":3}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if got, want := string(Marshal(Preview(v, 1, 1, 2))), `{"s":"é","l":[1]}`; got != want {
+	if got, want := string(marshal(preview(v, 1, 1, 2))), `{"s":"é","l":[1]}`; got != want {
 		t.Errorf("with members: got %s, want %s", got, want)
 	}
 }
 
-// FuzzShapeAndPreview: summarize accepts exactly what Parse accepts, and the
+// FuzzShapeAndPreview: summarize accepts exactly what parse accepts, and the
 // shape and the preview read from the bytes of a value are those of its
 // compact encoding (when it nests no deeper than a preview shows), whatever its spacing or escapes (a repeated key, which
 // the compact form drops, aside).
@@ -93,32 +93,32 @@ func FuzzShapeAndPreview(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, depth, n uint8) {
 		d := int(depth%10) + 1
 		sh, err := shape(data, d)
-		v, perr := Parse(data)
+		v, perr := parse(data)
 		if (err == nil) != (perr == nil) {
-			t.Fatalf("summarize error %v, Parse error %v", err, perr)
+			t.Fatalf("summarize error %v, parse error %v", err, perr)
 		}
 		if err != nil {
 			return
 		}
-		compact := Marshal(v)
+		compact := marshal(v)
 		items, chars := int(n%7), int(n)
-		if a, b := Marshal(Preview(data, items, chars, 0)), Marshal(Preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
+		if a, b := marshal(preview(data, items, chars, 0)), marshal(preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
 			t.Fatalf("preview of %q: %s, of its compact form %s", data, a, b)
 		}
-		if a := Marshal(Preview(data, 1<<30, 1<<30, 0)); nesting(compact) <= previewDepth && !bytes.Equal(a, compact) {
+		if a := marshal(preview(data, 1<<30, 1<<30, 0)); nesting(compact) <= previewDepth && !bytes.Equal(a, compact) {
 			t.Fatalf("an uncut preview of %q is %s, not %s", data, a, compact)
 		}
 		if repeatsKeys(data) {
 			return
 		}
-		if b, _ := shape(compact, d); !bytes.Equal(Marshal(sh), Marshal(b)) {
-			t.Fatalf("shape of %q: %s, of its compact form %s", data, Marshal(sh), Marshal(b))
+		if b, _ := shape(compact, d); !bytes.Equal(marshal(sh), marshal(b)) {
+			t.Fatalf("shape of %q: %s, of its compact form %s", data, marshal(sh), marshal(b))
 		}
 	})
 }
 
 // repeatsKeys reports whether some object in data repeats a key, which
-// Parse keeps once.
+// parse keeps once.
 func repeatsKeys(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
@@ -196,7 +196,7 @@ func nesting(d []byte) int {
 func TestPreviewDepth(t *testing.T) {
 	deep := []byte(strings.Repeat(`{"a":[`, 10) + `1` + strings.Repeat(`]}`, 10))
 	want := strings.Repeat(`{"a":[`, 8) + `{}` + strings.Repeat(`]}`, 8)
-	if got := string(Marshal(Preview(deep, 5, 5, 0))); got != want {
+	if got := string(marshal(preview(deep, 5, 5, 0))); got != want {
 		t.Errorf("preview %s, want %s", got, want)
 	}
 }

@@ -12,25 +12,25 @@ import (
 )
 
 // A JSON value is held as one of: nil, bool, json.Number, string, []any and
-// *Object, so that numbers keep their exact text and objects their order.
+// *object, so that numbers keep their exact text and objects their order.
 
-// Object is a JSON object with its members in their order. Keys are unique:
+// object is a JSON object with its members in their order. Keys are unique:
 // when a key repeats in the source, the last value wins at the place of the
 // first, as encoding/json decides it.
-type Object struct {
+type object struct {
 	Keys   []string
 	Values []any
 }
 
 // Get returns the value of key k.
-func (o *Object) Get(k string) (any, bool) {
+func (o *object) Get(k string) (any, bool) {
 	if i := o.index(k); i >= 0 {
 		return o.Values[i], true
 	}
 	return nil, false
 }
 
-func (o *Object) index(k string) int {
+func (o *object) index(k string) int {
 	for i, key := range o.Keys {
 		if key == k {
 			return i
@@ -39,24 +39,24 @@ func (o *Object) index(k string) int {
 	return -1
 }
 
-// ErrSyntax is returned by Parse for text that is not one JSON value.
-var ErrSyntax = errors.New("not a JSON value")
+// errSyntax is returned by parse for text that is not one JSON value.
+var errSyntax = errors.New("not a JSON value")
 
-// maxDepth bounds the nesting Parse accepts, as encoding/json does.
+// maxDepth bounds the nesting parse accepts, as encoding/json does.
 const maxDepth = 10000
 
-// Parse reads one JSON value. It accepts what encoding/json accepts and
+// parse reads one JSON value. It accepts what encoding/json accepts and
 // reads strings the same way (invalid UTF-8 becomes U+FFFD).
-func Parse(data []byte) (any, error) {
+func parse(data []byte) (any, error) {
 	p := parser{data: data, seen: keyCache{}}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %v", errSyntax, err)
 	}
 	p.space()
 	if p.pos != len(data) {
-		return nil, fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", errSyntax, p.pos)
 	}
 	return v, nil
 }
@@ -214,13 +214,13 @@ func (p *parser) pop(mark int) {
 	p.vals, p.keys = p.vals[:mark], p.keys[:mark]
 }
 
-// newObject copies members into an Object, unique by key (see uniqueKeys).
-func newObject(keys []string, vals []any) *Object {
+// newObject copies members into an object, unique by key (see uniqueKeys).
+func newObject(keys []string, vals []any) *object {
 	pick := uniqueKeys(len(keys), func(i int) string { return keys[i] })
 	if pick == nil {
-		return &Object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
+		return &object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
 	}
-	o := &Object{Keys: make([]string, len(pick)), Values: make([]any, len(pick))}
+	o := &object{Keys: make([]string, len(pick)), Values: make([]any, len(pick))}
 	for j, i := range pick {
 		o.Keys[j], o.Values[j] = keys[i], vals[i]
 	}
@@ -309,8 +309,8 @@ func (p *parser) digits() bool {
 	return p.pos > start
 }
 
-// Marshal encodes v compactly, without HTML escaping.
-func Marshal(v any) []byte { return appendValue(nil, v) }
+// marshal encodes v compactly, without HTML escaping.
+func marshal(v any) []byte { return appendValue(nil, v) }
 
 func appendValue(b []byte, v any) []byte {
 	switch v := v.(type) {
@@ -336,7 +336,7 @@ func appendValue(b []byte, v any) []byte {
 			b = appendValue(b, item)
 		}
 		return append(b, ']')
-	case *Object:
+	case *object:
 		b = append(b, '{')
 		for i, k := range v.Keys {
 			if i > 0 {
@@ -351,9 +351,9 @@ func appendValue(b []byte, v any) []byte {
 	panic(fmt.Sprintf("fold: no JSON encoding for %T", v))
 }
 
-// obj builds an Object from alternating keys and values.
-func obj(kv ...any) *Object {
-	o := &Object{Keys: make([]string, 0, len(kv)/2), Values: make([]any, 0, len(kv)/2)}
+// obj builds an object from alternating keys and values.
+func obj(kv ...any) *object {
+	o := &object{Keys: make([]string, 0, len(kv)/2), Values: make([]any, 0, len(kv)/2)}
 	for i := 0; i < len(kv); i += 2 {
 		o.Keys = append(o.Keys, kv[i].(string))
 		o.Values = append(o.Values, kv[i+1])

@@ -6,11 +6,13 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/wire"
 )
 
@@ -142,16 +144,40 @@ func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, too
 	if !ok {
 		return res
 	}
-	var schema json.RawMessage
-	if out := s.advertised(tool).OutputSchema; out != nil {
-		schema, _ = json.Marshal(out)
+	out, err := s.outputChecker(tool)
+	if err != nil {
+		s.sentWhole(tool, err.Error())
+		return res
 	}
-	folded, err := s.cfg.Fold.Fold(ctx, owner, data, schema)
+	folded, err := s.cfg.Fold.Fold(ctx, owner, data, out)
 	if err != nil {
 		s.sentWhole(tool, err.Error())
 		return res
 	}
 	return foldedResult(folded)
+}
+
+// outputChecker is the compiled output schema folio advertises for an
+// upstream tool (nil for none), compiled once per tool definition: a
+// schema folio cannot judge is an error, since the client might judge it
+// and refuse the folded form.
+func (s *Server) outputChecker(tool *mcp.Tool) (*schema.Checker, error) {
+	type compiled struct {
+		c   *schema.Checker
+		err error
+	}
+	if v, ok := s.outputs.Load(tool); ok {
+		return v.(compiled).c, v.(compiled).err
+	}
+	var c compiled
+	if out := s.advertised(tool).OutputSchema; out != nil {
+		raw, _ := json.Marshal(out)
+		if c.c, c.err = schema.Compile(raw); c.err != nil {
+			c.err = fmt.Errorf("the output schema: %w", c.err)
+		}
+	}
+	v, _ := s.outputs.LoadOrStore(tool, c)
+	return v.(compiled).c, v.(compiled).err
 }
 
 // sentWhole logs, once per tool, why its large answers are sent whole.

@@ -99,10 +99,11 @@ type Server struct {
 	// cannot fold.
 	unfoldable sync.Map
 	// schemas holds the checker of each upstream tool's input schema,
-	// invited the tool as advertised (see advertised), and
-	// referables the arguments those are for: all are emptied when the
-	// catalog changes, so that they hold no more than the catalogs in use.
-	schemas, invited, referables sync.Map
+	// outputs of its advertised output schema, invited the tool as
+	// advertised (see advertised), and referables the arguments those are
+	// for: all are emptied when the catalog changes, so that they hold no
+	// more than the catalogs in use.
+	schemas, outputs, invited, referables sync.Map
 }
 
 // New builds the server with its tools and resources.

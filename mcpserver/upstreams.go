@@ -145,6 +145,7 @@ func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstrea
 // sessions whose tools differ.
 func (s *Server) catalogChanged(now *upstream.Catalog) {
 	s.schemas.Clear()
+	s.outputs.Clear()
 	s.invited.Clear()
 	s.referables.Clear()
 	s.unfoldable.Clear()
