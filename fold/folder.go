@@ -79,6 +79,25 @@ func New(secret []byte, store Store, counter pager.Counter, opt Options) (*Folde
 	if store == nil || counter == nil {
 		errs = append(errs, errors.New("a store and a counter are required"))
 	}
+	if err := errors.Join(append(errs, opt.check()...)...); err != nil {
+		return nil, fmt.Errorf("fold: %w", err)
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Folder{secret: secret, store: store, counter: counter, opt: opt}, nil
+}
+
+// Check says what makes the options unusable, if anything.
+func (opt Options) Check() error {
+	if err := errors.Join(opt.check()...); err != nil {
+		return fmt.Errorf("fold: %w", err)
+	}
+	return nil
+}
+
+func (opt Options) check() []error {
+	var errs []error
 	if opt.ThresholdBytes < MinThresholdBytes {
 		errs = append(errs, fmt.Errorf("threshold %d bytes is under the minimum of %d", opt.ThresholdBytes, MinThresholdBytes))
 	}
@@ -88,13 +107,7 @@ func New(secret []byte, store Store, counter pager.Counter, opt Options) (*Folde
 	if opt.TTL < time.Second {
 		errs = append(errs, fmt.Errorf("TTL %v is under one second", opt.TTL))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("fold: %w", err)
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	return &Folder{secret: secret, store: store, counter: counter, opt: opt}, nil
+	return errs
 }
 
 // Threshold is the size in bytes over which an answer folds.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -103,6 +104,43 @@ func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 	}
 	defer cs.Close()
 	return entryOf(ctx, s, cs, notes)
+}
+
+// Refresh discovers every one of servers at once, each on a connection of
+// its own within opt.Timeout, and writes what it found to the cache at
+// opt.CachePath (an upstream that failed keeps the entry it had; entries
+// of upstreams not among servers go). It returns each upstream's entry,
+// or why it has none.
+func Refresh(ctx context.Context, servers []Server, opt Options) ([]Entry, []error, error) {
+	found := make([]Entry, len(servers))
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
+			defer cancel()
+			found[i], errs[i] = Discover(ctx, s, opt.Version)
+			if errs[i] != nil && ctx.Err() == context.DeadlineExceeded {
+				errs[i] = fmt.Errorf("did not start and list its tools within %v", opt.Timeout)
+			}
+		})
+	}
+	wg.Wait()
+	return found, errs, storeFound(opt.CachePath, servers, servers, found, errs)
+}
+
+// storeFound writes to the cache at path what discovering servers found
+// (found[i], unless errs[i]): an upstream that failed keeps the entry it
+// had, and only the configured upstreams keep theirs.
+func storeFound(path string, configured, servers []Server, found []Entry, errs []error) error {
+	return UpdateCache(path, func(c *Cache) {
+		for i, s := range servers {
+			if errs[i] == nil {
+				c.Upstreams[s.Name] = found[i]
+			}
+		}
+		c.Keep(configured)
+	})
 }
 
 // MaxEntryBytes bounds what is kept of one upstream's tools, as JSON: an

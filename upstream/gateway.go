@@ -352,15 +352,7 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) 
 	}
 	g.cacheMu.Lock()
 	defer g.cacheMu.Unlock()
-	err := UpdateCache(g.opt.CachePath, func(c *Cache) {
-		for i, s := range servers {
-			if errs[i] == nil {
-				c.Upstreams[s.Name] = found[i]
-			}
-		}
-		c.Keep(g.servers)
-	})
-	if err != nil {
+	if err := storeFound(g.opt.CachePath, g.servers, servers, found, errs); err != nil {
 		g.log.Warn("the schema cache could not be written", "err", err)
 	}
 }

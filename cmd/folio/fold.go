@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -35,10 +36,62 @@ func foldFlags() []cli.Flag {
 	}
 }
 
-// openFolder builds the folder of `folio serve` from its flags, with the
-// secret in fold.key beside the cursor key file.
-func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.Folder, func(), error) {
-	keyPath, err := cursorKeyFile(c)
+// foldOptions are the fold and handle-store flags of serve, checked.
+type foldOptions struct {
+	fold.Options
+	// cursorKeyFile is --cursor-key-file ("" for the default): fold.key,
+	// the secret of handles' keys, is beside it.
+	cursorKeyFile string
+	// store is --handle-store: "memory", "bolt" or "redis", and its
+	// place (the bolt file, the Redis URL).
+	store, storeAt  string
+	storeMaxEntries int
+	storeMaxBytes   int64
+}
+
+// readFoldOptions reads and checks the fold and handle-store flags.
+func readFoldOptions(c *cli.Context) (foldOptions, error) {
+	o := foldOptions{
+		Options: fold.Options{
+			ThresholdBytes: c.Int("fold-threshold-bytes"),
+			PreviewItems:   c.Int("fold-preview-items"),
+			PreviewChars:   c.Int("fold-preview-chars"),
+			TTL:            c.Duration("fold-ttl"),
+			Now:            time.Now,
+		},
+		storeMaxEntries: c.Int("handle-store-max-entries"),
+		storeMaxBytes:   c.Int64("handle-store-max-bytes"),
+	}
+	if err := o.Check(); err != nil {
+		return o, err
+	}
+	o.cursorKeyFile = c.String("cursor-key-file")
+	spec := c.String("handle-store")
+	switch {
+	case o.storeMaxBytes < 1:
+		return o, fmt.Errorf("--handle-store-max-bytes must be positive, not %d", o.storeMaxBytes)
+	case spec == "memory":
+		if o.storeMaxEntries < 1 {
+			return o, fmt.Errorf("--handle-store-max-entries: the memory store needs room for at least one entry, not %d", o.storeMaxEntries)
+		}
+		o.store = "memory"
+	case strings.HasPrefix(spec, "bolt:"):
+		if len(spec) == len("bolt:") {
+			return o, fmt.Errorf("--handle-store %q: give a file, as bolt:PATH", spec)
+		}
+		o.store, o.storeAt = "bolt", spec[len("bolt:"):]
+	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
+		o.store, o.storeAt = "redis", spec
+	default:
+		return o, fmt.Errorf("--handle-store: unknown store %q: want memory, bolt:PATH or redis://HOST:PORT/DB", spec)
+	}
+	return o, nil
+}
+
+// openFolder builds the folder of `folio serve`, with the secret in
+// fold.key beside the cursor key file.
+func openFolder(ctx context.Context, o foldOptions, log *slog.Logger, counter pager.Counter) (*fold.Folder, func(), error) {
+	keyPath, err := keyFilePath(o.cursorKeyFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,17 +99,11 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := openStore(c, log)
+	store, err := openStore(ctx, o, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	folder, err := fold.New(secrets[len(secrets)-1], store, counter, fold.Options{
-		ThresholdBytes: c.Int("fold-threshold-bytes"),
-		PreviewItems:   c.Int("fold-preview-items"),
-		PreviewChars:   c.Int("fold-preview-chars"),
-		TTL:            c.Duration("fold-ttl"),
-		Now:            time.Now,
-	})
+	folder, err := fold.New(secrets[len(secrets)-1], store, counter, o.Options)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -64,34 +111,21 @@ func openFolder(c *cli.Context, log *slog.Logger, counter pager.Counter) (*fold.
 	return folder, func() { store.Close() }, nil
 }
 
-// openStore opens the store --handle-store names: "memory", "bolt:PATH" (an
-// embedded bbolt file, kept across restarts) or "redis://HOST:PORT/DB" (a
-// Redis server, shared by replicas).
-func openStore(c *cli.Context, log *slog.Logger) (fold.Store, error) {
-	spec, maxBytes := c.String("handle-store"), c.Int64("handle-store-max-bytes")
-	if maxBytes < 1 {
-		return nil, fmt.Errorf("--handle-store-max-bytes must be positive, not %d", maxBytes)
-	}
-	switch {
-	case spec == "memory":
-		if n := c.Int("handle-store-max-entries"); n < 1 {
-			return nil, fmt.Errorf("--handle-store-max-entries: the memory store needs room for at least one entry, not %d", n)
-		}
-		return fold.NewMemoryStore(c.Int("handle-store-max-entries"), int(maxBytes), time.Now), nil
-	case strings.HasPrefix(spec, "bolt:"):
-		if len(spec) == len("bolt:") {
-			return nil, fmt.Errorf("--handle-store %q: give a file, as bolt:PATH", spec)
-		}
-		return boltstore.Open(spec[len("bolt:"):], maxBytes, time.Now)
-	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
-		s, err := redisstore.Open(spec, log)
+// openStore opens the handle store: memory, an embedded bbolt file (kept
+// across restarts) or a Redis server (shared by replicas).
+func openStore(ctx context.Context, o foldOptions, log *slog.Logger) (fold.Store, error) {
+	switch o.store {
+	case "bolt":
+		return boltstore.Open(o.storeAt, o.storeMaxBytes, time.Now)
+	case "redis":
+		s, err := redisstore.Open(o.storeAt, log)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Ping(c.Context); err != nil {
+		if err := s.Ping(ctx); err != nil {
 			log.Warn("the Redis handle store does not answer now; large answers go whole until it does", "err", err)
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("--handle-store: unknown store %q: want memory, bolt:PATH or redis://HOST:PORT/DB", spec)
+	return fold.NewMemoryStore(o.storeMaxEntries, int(o.storeMaxBytes), time.Now), nil
 }

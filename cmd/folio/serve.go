@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -62,79 +61,122 @@ read by its name either way.`,
 	}
 }
 
+// serveOptions are serve's flags, read and checked in one place: a flag
+// that cannot be used is a usage error (exit 2) before anything starts;
+// what fails after (a root or a tokens file missing) exits 1.
+type serveOptions struct {
+	roots, deny                                                       []string
+	http, tokens, upstreams, schemaCache                              string
+	stateless, noIgnore, noReferenceArgs                              bool
+	grepTimeout, upstreamTimeout, cursorTTL                           time.Duration
+	maxAnswerBytes, lineMaxTokens, maxSessions, maxSessionsPerSubject int
+	readMemory, maxFileBytes                                          int64
+	pageFormat                                                        pager.Format
+	logLevel                                                          slog.Level
+	counter                                                           pager.Counter
+	// addressWarning is what to log of serving HTTP without tokens.
+	addressWarning string
+	fold           foldOptions
+}
+
+// readServeOptions reads serve's flags and checks each, and how they go
+// together.
+func readServeOptions(c *cli.Context) (serveOptions, error) {
+	o := serveOptions{
+		roots: c.StringSlice("root"), deny: c.StringSlice("deny"),
+		http: c.String("http"), tokens: c.String("tokens"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
+		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
+		grepTimeout: c.Duration("grep-timeout"), upstreamTimeout: c.Duration("upstream-timeout"), cursorTTL: c.Duration("cursor-ttl"),
+		maxAnswerBytes: c.Int("max-answer-bytes"), lineMaxTokens: c.Int("line-max-tokens"),
+		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
+		readMemory: c.Int64("read-memory"), maxFileBytes: c.Int64("max-file-bytes"),
+	}
+	usage := func(format string, args ...any) (serveOptions, error) {
+		return serveOptions{}, usageError(c, fmt.Sprintf(format, args...))
+	}
+	var err error
+	switch {
+	case len(o.roots) == 0:
+		return usage("serve needs --root DIR, the directory to serve (repeatable)")
+	case o.stateless && o.http == "":
+		return usage("--stateless needs --http")
+	case c.IsSet("tokens") && o.http == "":
+		return usage("--tokens applies to --http: over stdio the caller is the local user")
+	case o.grepTimeout <= 0 || o.maxAnswerBytes < 1024 || o.maxSessions < 1 || o.maxSessionsPerSubject < 1:
+		return usage("--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024")
+	case o.lineMaxTokens < 1 || o.lineMaxTokens > reader.MaxTokensLimit:
+		return usage("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)
+	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
+		return usage("--upstream-timeout must be positive")
+	}
+	if err := o.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return usage("--log-level: %v", err)
+	}
+	if o.pageFormat, err = pager.ParseFormat(c.String("page-format")); err != nil {
+		return usage("--page-format: %v", err)
+	}
+	if o.counter, err = pagerCounter(c); err != nil {
+		return usage("--tokenizer: %v", err)
+	}
+	if o.http != "" {
+		if o.addressWarning, err = mcpserver.CheckAddress(o.http, c.IsSet("tokens")); err != nil {
+			return usage("%v", err)
+		}
+	}
+	if o.fold, err = readFoldOptions(c); err != nil {
+		return usage("%v", err)
+	}
+	return o, nil
+}
+
 func serveAction(c *cli.Context) error {
-	if len(c.StringSlice("root")) == 0 {
-		return fail(c, false, usageError(c, "serve needs --root DIR, the directory to serve (repeatable)"))
+	o, err := readServeOptions(c)
+	if err != nil {
+		return fail(c, false, err)
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return usageError(c, "--log-level: "+err.Error())
-	}
-	if _, err := pager.ParseFormat(c.String("page-format")); err != nil {
-		return fail(c, false, usageError(c, "--page-format: "+err.Error()))
-	}
-	if n := c.Int("line-max-tokens"); n < 1 || n > reader.MaxTokensLimit {
-		return fail(c, false, usageError(c, fmt.Sprintf("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)))
-	}
-	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level}))
-	if err := serve(c, log); err != nil {
+	log := slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: o.logLevel}))
+	if err := serve(c.Context, o, log); err != nil {
 		log.Error("serve stopped", "err", err)
 		return exitError{exitFailure}
 	}
 	return nil
 }
 
-func serve(c *cli.Context, log *slog.Logger) error {
-	addr := c.String("http")
-	switch {
-	case c.Bool("stateless") && addr == "":
-		return errors.New("--stateless needs --http")
-	case c.IsSet("tokens") && addr == "":
-		return errors.New("--tokens applies to --http: over stdio the caller is the local user")
-	}
+func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	var tokenFile *tokens.File
-	if c.IsSet("tokens") {
+	if o.tokens != "" && o.http != "" {
 		var err error
-		if tokenFile, err = tokens.Open(c.String("tokens"), log, nil); err != nil {
+		if tokenFile, err = tokens.Open(o.tokens, log, nil); err != nil {
 			return err
 		}
 	}
-	if addr != "" {
-		warning, err := mcpserver.CheckAddress(addr, tokenFile != nil)
-		if err != nil {
-			return err
-		}
-		if warning != "" {
-			log.Warn(warning)
-		}
+	if o.addressWarning != "" {
+		log.Warn(o.addressWarning)
 	}
-	if c.Duration("grep-timeout") <= 0 || c.Int("max-answer-bytes") < 1024 || c.Int("max-sessions") < 1 || c.Int("max-sessions-per-subject") < 1 {
-		return errors.New("--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024")
-	}
-	counter, err := pagerCounter(c)
-	if err != nil {
-		return err
-	}
-	fs, err := fsview.Open(c.StringSlice("root"), fsview.Options{
-		Deny:         append(fsview.DefaultDeny(), c.StringSlice("deny")...),
-		MaxFileBytes: c.Int64("max-file-bytes"),
-		ReadMemory:   c.Int64("read-memory"),
-		NoIgnore:     c.Bool("no-ignore"),
+	fs, err := fsview.Open(o.roots, fsview.Options{
+		Deny:         append(fsview.DefaultDeny(), o.deny...),
+		MaxFileBytes: o.maxFileBytes,
+		ReadMemory:   o.readMemory,
+		NoIgnore:     o.noIgnore,
 	})
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
-	ring, err := cursorRing(c, true)
+	keyPath, err := keyFilePath(o.fold.cursorKeyFile)
 	if err != nil {
 		return err
 	}
-	folder, closeStore, err := openFolder(c, log, counter)
+	ring, err := cursor.LoadKeyFile(keyPath)
+	if err != nil {
+		return err
+	}
+	folder, closeStore, err := openFolder(ctx, o.fold, log, o.counter)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	gateway, err := startGateway(c, log)
+	gateway, err := startGateway(ctx, o, log)
 	if err != nil {
 		return err
 	}
@@ -143,29 +185,28 @@ func serve(c *cli.Context, log *slog.Logger) error {
 		closeGateway = sync.OnceFunc(gateway.Close)
 		defer closeGateway()
 	}
-	pageFormat, _ := pager.ParseFormat(c.String("page-format")) // checked by serveAction
 	srv, err := mcpserver.New(mcpserver.Config{
 		Fold:                  folder,
 		Gateway:               gateway,
-		NoReferenceArgs:       c.Bool("no-reference-args"),
+		NoReferenceArgs:       o.noReferenceArgs,
 		FS:                    fs,
-		Cursors:               cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil),
-		Counter:               counter,
+		Cursors:               cursor.NewCodec(ring, o.cursorTTL, nil),
+		Counter:               o.counter,
 		Tokens:                tokenFile,
-		Stateless:             c.Bool("stateless"),
-		GrepTimeout:           c.Duration("grep-timeout"),
-		MaxSessions:           c.Int("max-sessions"),
-		MaxSessionsPerSubject: c.Int("max-sessions-per-subject"),
-		MaxAnswerBytes:        c.Int("max-answer-bytes"),
-		LineMaxTokens:         c.Int("line-max-tokens"),
-		PageFormat:            pageFormat,
+		Stateless:             o.stateless,
+		GrepTimeout:           o.grepTimeout,
+		MaxSessions:           o.maxSessions,
+		MaxSessionsPerSubject: o.maxSessionsPerSubject,
+		MaxAnswerBytes:        o.maxAnswerBytes,
+		LineMaxTokens:         o.lineMaxTokens,
+		PageFormat:            o.pageFormat,
 		Version:               version(),
 		Logger:                log,
 	})
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	watching := make(chan error, 1)
 	go func() { watching <- srv.Watch(ctx) }()
@@ -174,11 +215,11 @@ func serve(c *cli.Context, log *slog.Logger) error {
 	// a client that sends SIGTERM as it leaves must not end folio before
 	// folio ends them.
 	defer closeGateway()
-	log.Info("serving", "roots", fs.Roots(), "tokenizer", counter.Name(), "transport", map[bool]string{true: "http", false: "stdio"}[addr != ""])
-	if addr == "" {
+	log.Info("serving", "roots", fs.Roots(), "tokenizer", o.counter.Name(), "transport", map[bool]string{true: "http", false: "stdio"}[o.http != ""])
+	if o.http == "" {
 		return srv.RunStdio(ctx)
 	}
-	return serveHTTP(ctx, log, addr, srv.Handler(), srv.CloseSessions)
+	return serveHTTP(ctx, log, o.http, srv.Handler(), srv.CloseSessions)
 }
 
 // shutdownGrace is how long requests in flight get to finish on a signal.

@@ -300,32 +300,39 @@ func TestServeRefuses(t *testing.T) {
 	dir := t.TempDir()
 	badUpstreams := filepath.Join(t.TempDir(), "mcp.json")
 	os.WriteFile(badUpstreams, []byte(`{"mcpServers":{"bad":{"type":"http"}}}`), 0o600)
+	// A flag that cannot be used is a usage error, exit 2, before anything
+	// starts; what fails after (a file missing or wrong) exits 1.
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"--root", dir, "--http", "0.0.0.0:0"}, "loopback"},
-		{[]string{"--root", dir, "--http", ":0"}, "loopback"},
-		{[]string{"--root", dir, "--stateless"}, "--stateless needs --http"},
-		{[]string{"--root", dir, "--tokens", filepath.Join(dir, "t.json")}, "--tokens applies to --http"},
-		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file"},
-		{[]string{"--root", filepath.Join(dir, "missing")}, "root"},
-		{[]string{"--root", dir, "--handle-store", "postgres://x"}, "unknown store"},
-		{[]string{"--root", dir, "--handle-store", "mem"}, "unknown store"},
-		{[]string{"--root", dir, "--handle-store", "redis:/x"}, "unknown store"},
-		{[]string{"--root", dir, "--handle-store", "bolt:"}, "bolt:PATH"},
-		{[]string{"--root", dir, "--handle-store-max-entries", "0"}, "at least one entry"},
-		{[]string{"--root", dir, "--handle-store-max-bytes", "0"}, "must be positive"},
-		{[]string{"--root", dir, "--upstreams", badUpstreams}, `server \"bad\", url`},
-		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024"},
-		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL"},
-		{[]string{"--root", dir, "--page-format", "yaml"}, "unknown page format"},
-		{[]string{"--root", dir, "--line-max-tokens", "0"}, "--line-max-tokens must be between 1 and"},
-		{[]string{"--root", dir, "--line-max-tokens", "99999999999"}, "--line-max-tokens must be between 1 and"},
+		{[]string{"--root", dir, "--http", "0.0.0.0:0"}, "loopback", 2},
+		{[]string{"--root", dir, "--http", ":0"}, "loopback", 2},
+		{[]string{"--root", dir, "--stateless"}, "--stateless needs --http", 2},
+		{[]string{"--root", dir, "--tokens", filepath.Join(dir, "t.json")}, "--tokens applies to --http", 2},
+		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file", 1},
+		{[]string{"--root", filepath.Join(dir, "missing")}, "root", 1},
+		{[]string{"--root", dir, "--handle-store", "postgres://x"}, "unknown store", 2},
+		{[]string{"--root", dir, "--handle-store", "mem"}, "unknown store", 2},
+		{[]string{"--root", dir, "--handle-store", "redis:/x"}, "unknown store", 2},
+		{[]string{"--root", dir, "--handle-store", "bolt:"}, "bolt:PATH", 2},
+		{[]string{"--root", dir, "--handle-store-max-entries", "0"}, "at least one entry", 2},
+		{[]string{"--root", dir, "--handle-store-max-bytes", "0"}, "must be positive", 2},
+		{[]string{"--root", dir, "--upstreams", badUpstreams}, `server \"bad\", url`, 1},
+		{[]string{"--root", dir, "--upstreams", badUpstreams, "--upstream-timeout", "0s"}, "--upstream-timeout must be positive", 2},
+		{[]string{"--root", dir, "--fold-threshold-bytes", "1000"}, "under the minimum of 1024", 2},
+		{[]string{"--root", dir, "--fold-ttl", "0s"}, "TTL", 2},
+		{[]string{"--root", dir, "--page-format", "yaml"}, "unknown page format", 2},
+		{[]string{"--root", dir, "--line-max-tokens", "0"}, "--line-max-tokens must be between 1 and", 2},
+		{[]string{"--root", dir, "--line-max-tokens", "99999999999"}, "--line-max-tokens must be between 1 and", 2},
+		{[]string{"--root", dir, "--log-level", "loud"}, "--log-level", 2},
+		{[]string{"--root", dir, "--tokenizer", "gpt1"}, "--tokenizer", 2},
+		{[]string{"--root", dir, "--max-answer-bytes", "10"}, "--max-answer-bytes at least 1024", 2},
 	} {
 		r := folio(t, "", append([]string{"serve"}, tc.args...)...)
-		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("serve %v: exit %d, %s", tc.args, r.code, r.stderr)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("serve %v: exit %d (want %d), %s", tc.args, r.code, tc.code, r.stderr)
 		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/folio-mcp/folio/tokens"
 	"github.com/urfave/cli/v2"
+
+	"github.com/folio-mcp/folio/tokens"
 )
 
 func tokenCommand() *cli.Command {

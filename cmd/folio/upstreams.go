@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -44,15 +43,21 @@ no longer in the file are dropped. Exits 1 when any upstream failed.`,
 	}
 }
 
-// upstreamFiles loads the configuration and names the cache file.
+// upstreamFiles loads the configuration and names the cache file, as the
+// flags say.
 func upstreamFiles(c *cli.Context) ([]upstream.Server, string, error) {
-	servers, err := upstream.Load(c.String("upstreams"))
+	return loadUpstreams(c.String("upstreams"), c.String("schema-cache"))
+}
+
+// loadUpstreams loads the configuration file and names the cache file
+// (cache, or the default one of the configuration).
+func loadUpstreams(config, cache string) ([]upstream.Server, string, error) {
+	servers, err := upstream.Load(config)
 	if err != nil {
 		return nil, "", err
 	}
-	cache := c.String("schema-cache")
 	if cache == "" {
-		if cache, err = upstream.DefaultCachePath(c.String("upstreams")); err != nil {
+		if cache, err = upstream.DefaultCachePath(config); err != nil {
 			return nil, "", err
 		}
 	}
@@ -112,36 +117,15 @@ func upstreamsList(c *cli.Context) error {
 }
 
 func upstreamsRefresh(c *cli.Context) error {
+	timeout := c.Duration("upstream-timeout")
+	if timeout <= 0 {
+		return fail(c, false, usageError(c, "--upstream-timeout must be positive"))
+	}
 	servers, path, err := upstreamFiles(c)
 	if err != nil {
 		return upstreamsFailed(c, err)
 	}
-	timeout := c.Duration("upstream-timeout")
-	if timeout <= 0 {
-		return upstreamsFailed(c, fmt.Errorf("--upstream-timeout must be positive"))
-	}
-	entries := make([]upstream.Entry, len(servers))
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(c.Context, timeout)
-			defer cancel()
-			entries[i], errs[i] = upstream.Discover(ctx, s, version())
-			if errs[i] != nil && ctx.Err() == context.DeadlineExceeded {
-				errs[i] = fmt.Errorf("did not start and list its tools within %v (--upstream-timeout)", timeout)
-			}
-		})
-	}
-	wg.Wait()
-	err = upstream.UpdateCache(path, func(cache *upstream.Cache) {
-		for i, s := range servers {
-			if errs[i] == nil {
-				cache.Upstreams[s.Name] = entries[i]
-			}
-		}
-		cache.Keep(servers)
-	})
+	entries, errs, err := upstream.Refresh(c.Context, servers, upstream.Options{CachePath: path, Timeout: timeout, Version: version()})
 	if err != nil {
 		return upstreamsFailed(c, err)
 	}
@@ -168,16 +152,13 @@ func upstreamsFailed(c *cli.Context, err error) error {
 
 // startGateway starts the upstreams of serve --upstreams, or returns nil
 // without the flag.
-func startGateway(c *cli.Context, log *slog.Logger) (*upstream.Gateway, error) {
-	if !c.IsSet("upstreams") {
+func startGateway(ctx context.Context, o serveOptions, log *slog.Logger) (*upstream.Gateway, error) {
+	if o.upstreams == "" {
 		return nil, nil
 	}
-	servers, cache, err := upstreamFiles(c)
+	servers, cache, err := loadUpstreams(o.upstreams, o.schemaCache)
 	if err != nil {
 		return nil, err
 	}
-	if c.Duration("upstream-timeout") <= 0 {
-		return nil, fmt.Errorf("--upstream-timeout must be positive")
-	}
-	return upstream.Start(c.Context, servers, upstream.Options{CachePath: cache, Timeout: c.Duration("upstream-timeout"), Version: version(), Logger: log})
+	return upstream.Start(ctx, servers, upstream.Options{CachePath: cache, Timeout: o.upstreamTimeout, Version: version(), Logger: log})
 }

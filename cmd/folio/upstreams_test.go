@@ -94,6 +94,10 @@ func TestUpstreamsCommands(t *testing.T) {
 	if c, _ := upstream.ReadCache(cache); len(c.Upstreams) != 0 {
 		t.Errorf("an empty configuration kept %v", c.Upstreams)
 	}
+	// A timeout that cannot be used is a usage error.
+	if r := folio(t, "", append([]string{"upstreams", "refresh", "--upstream-timeout", "0s"}, files...)...); r.code != 2 || !strings.Contains(r.stderr, "--upstream-timeout must be positive") {
+		t.Errorf("--upstream-timeout 0s: exit %d, %s", r.code, r.stderr)
+	}
 	// A bad file names the server and the field.
 	writeUpstreams(t, config, map[string]any{"bad": map[string]any{"type": "http"}})
 	if r := folio(t, "", append([]string{"upstreams", "list"}, files...)...); r.code == 0 || !strings.Contains(r.stderr, `server "bad", url`) {

@@ -57,17 +57,18 @@ func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
 	if !persistent {
 		return randomRing()
 	}
-	path, err := cursorKeyFile(c)
+	path, err := keyFilePath(c.String("cursor-key-file"))
 	if err != nil {
 		return nil, err
 	}
 	return cursor.LoadKeyFile(path)
 }
 
-// cursorKeyFile is the path of --cursor-key-file, or its default.
-func cursorKeyFile(c *cli.Context) (string, error) {
-	if path := c.String("cursor-key-file"); path != "" {
-		return path, nil
+// keyFilePath is the cursor key file --cursor-key-file names (flag), or
+// the default one.
+func keyFilePath(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
 	}
 	return cursor.DefaultKeyFile()
 }
