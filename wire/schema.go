@@ -20,7 +20,10 @@ func ReadSchema(defaultFormat pager.Format) json.RawMessage {
 		"max_tokens": between(1, reader.MaxTokensLimit),
 		"line":       atLeast(1),
 		"format": func(s *jsonschema.Schema) {
-			s.Enum = []any{pager.JSON.String(), pager.Text.String()}
+			s.Enum = nil
+			for _, name := range pager.FormatNames() {
+				s.Enum = append(s.Enum, name)
+			}
 			s.Description = "page format, default " + defaultFormat.String()
 		},
 	})
