@@ -270,6 +270,12 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	if err := <-walked; err != nil && !errors.Is(context.Cause(ctx), errFull) {
 		return err
 	}
+	// Ended before its files were searched (the caller left, or the time
+	// budget ran out) after the walk was done: what was found is not the
+	// answer.
+	if err := ctx.Err(); err != nil && !errors.Is(context.Cause(ctx), errFull) {
+		return err
+	}
 	if glob != "" && matched == 0 && files > 0 && !out.Truncated {
 		out.Note = fmt.Sprintf("the glob %q matched none of the %d files under %s: globs match paths relative to the path searched", glob, files, dir.URI)
 	}

@@ -2,11 +2,17 @@ package search
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -67,4 +73,41 @@ func FuzzGrepChunks(f *testing.F) {
 			t.Fatalf("pattern %q, context %d, chunk %d:\nwhole   %+v\nchunked %+v", pattern, lines, chunk, whole.lines, chunked.lines)
 		}
 	})
+}
+
+// TestCancelledSearchIsNoAnswer: a search whose caller leaves after the walk
+// is done, while its files are being searched, ends with the caller's error,
+// not with what it found so far as if that were the answer.
+func TestCancelledSearchIsNoAnswer(t *testing.T) {
+	dir := t.TempDir()
+	// Two files: the walk hands both to the workers and is done long
+	// before either is searched.
+	line := strings.Repeat("abcdefghij", 10_000)
+	for i := range 2 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.txt", i)), []byte(strings.Repeat(line+"\n", 9)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := fsview.Open([]string{dir}, fsview.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	g, e := newSearcher(Options{Pattern: "[a-j]{1,450}Z", MaxMatches: DefaultMaxMatches, MaxBytes: 1 << 20, Timeout: time.Hour})
+	if e != nil {
+		t.Fatal(e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res, err := g.Search(ctx, fs, ".", "")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled search answered %d files searched, truncated %v; err %v", res.FilesSearched, res.Truncated, err)
+	}
+	// Its time budget spent the same way, it answers what it found,
+	// marked truncated.
+	g, _ = newSearcher(Options{Pattern: "[a-j]{1,450}Z", MaxMatches: DefaultMaxMatches, MaxBytes: 1 << 20, Timeout: 100 * time.Millisecond})
+	res, err = g.Search(context.Background(), fs, ".", "")
+	if err != nil || !res.Truncated || !strings.Contains(res.Note, "time budget") {
+		t.Fatalf("a search out of time: truncated %v, note %q, err %v", res.Truncated, res.Note, err)
+	}
 }
