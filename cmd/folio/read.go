@@ -81,64 +81,98 @@ Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 	}
 }
 
-func readAction(c *cli.Context) error {
-	out := c.App.Writer
+// readOptions are read's argument and flags, read and checked in one
+// place.
+type readOptions struct {
+	args  wire.ReadArgs
+	paged bool
+	all   bool
+	// server, when set, is the MCP endpoint to read through.
+	server, token string
+	// Local reads: the counter, the size cap, and the cursors' key file
+	// and lifetime.
+	counter       pager.Counter
+	maxFileBytes  int64
+	cursorKeyFile string
+	cursorTTL     time.Duration
+}
+
+// readReadOptions reads and checks read's flags; paged says whether an
+// error goes out as a page's (the JSON body on stdout too).
+func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 	if c.NArg() != 1 {
-		return usageError(c, "read takes one PATH")
+		return o, false, usageError(c, "read takes one PATH")
 	}
+	o = readOptions{all: c.Bool("all"), server: c.String("server"), token: c.String("token"),
+		maxFileBytes: c.Int64("max-file-bytes"), cursorKeyFile: c.String("cursor-key-file"), cursorTTL: c.Duration("cursor-ttl")}
 	name := c.Args().First()
-	if !c.IsSet("server") {
+	if o.server == "" {
 		name = localName(name)
 	}
-	args := wire.ReadArgs{URI: name, Cursor: c.String("cursor")}
-	if c.IsSet("max-tokens") {
-		n := c.Int("max-tokens")
-		args.MaxTokens = &n
+	o.args = wire.ReadArgs{URI: name, Cursor: c.String("cursor"), Format: c.String("format")}
+	for flag, arg := range map[string]**int{"max-tokens": &o.args.MaxTokens, "offset": &o.args.Offset, "limit": &o.args.Limit, "line": &o.args.Line} {
+		if c.IsSet(flag) {
+			n := c.Int(flag)
+			*arg = &n
+		}
 	}
-	if c.IsSet("offset") {
-		n := c.Int("offset")
-		args.Offset = &n
+	if !c.IsSet("format") {
+		o.args.Format = ""
 	}
-	if c.IsSet("limit") {
-		n := c.Int("limit")
-		args.Limit = &n
+	pagedAsked := o.args.MaxTokens != nil || o.args.Cursor != ""
+	if o.paged, err = o.args.Paged(); err != nil {
+		return o, pagedAsked, err
 	}
-	if c.IsSet("line") {
-		n := c.Int("line")
-		args.Line = &n
+	if err := checkServerFlags(c); err != nil {
+		return o, pagedAsked, err
 	}
-	if c.IsSet("format") {
-		args.Format = c.String("format")
+	if o.all && !o.paged {
+		return o, false, usageError(c, "--all pages the file: give --max-tokens")
 	}
-	paged, err := args.Paged()
-	if err == nil {
-		err = checkServerFlags(c)
+	if o.counter, err = pagerCounter(c); err != nil {
+		return o, o.paged, err
 	}
-	if err == nil && c.Bool("all") && !paged {
-		err = usageError(c, "--all pages the file: give --max-tokens")
-	}
-	if err != nil {
-		return fail(c, paged || args.MaxTokens != nil || args.Cursor != "", err)
-	}
-	if c.IsSet("server") {
-		return remoteRead(c, args, paged)
-	}
-	rd, closeFS, err := localReader(c, paged)
+	return o, o.paged, nil
+}
+
+func readAction(c *cli.Context) error {
+	o, paged, err := readReadOptions(c)
 	if err != nil {
 		return fail(c, paged, err)
 	}
+	if o.server != "" {
+		return remoteRead(c, o)
+	}
+	rd, closeFS, err := localReader(o)
+	if err != nil {
+		return fail(c, o.paged, err)
+	}
 	defer closeFS()
-	if !paged {
-		l, err := rd.ReadLines(c.Context, reader.LineRequest{Name: args.URI, Offset: c.Int("offset"), Limit: c.Int("limit")})
+	out := c.App.Writer
+	if !o.paged {
+		req := reader.LineRequest{Name: o.args.URI}
+		if o.args.Offset != nil {
+			req.Offset = *o.args.Offset
+		}
+		if o.args.Limit != nil {
+			req.Limit = *o.args.Limit
+		}
+		l, err := rd.ReadLines(c.Context, req)
 		if err != nil {
 			return fail(c, false, err)
 		}
 		_, err = out.Write(l.Text)
 		return err
 	}
-	format, _ := pager.ParseFormat(c.String("format")) // checked by Paged
-	req := reader.PageRequest{Name: args.URI, Subject: reader.LocalSubject, MaxTokens: *args.MaxTokens, Cursor: args.Cursor, Line: c.Int("line"), Format: format}
-	if !c.Bool("all") {
+	format := pager.JSON
+	if o.args.Format != "" {
+		format, _ = pager.ParseFormat(o.args.Format) // checked by Paged
+	}
+	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: format}
+	if o.args.Line != nil {
+		req.Line = *o.args.Line
+	}
+	if !o.all {
 		p, err := rd.Page(c.Context, req)
 		if err != nil {
 			return fail(c, true, err)
@@ -160,15 +194,16 @@ func readAction(c *cli.Context) error {
 	return nil
 }
 
-// remoteRead does the read through the read tool of --server.
-func remoteRead(c *cli.Context, args wire.ReadArgs, paged bool) error {
-	cl, err := dialServer(c)
+// remoteRead does the read through the read tool of the server.
+func remoteRead(c *cli.Context, o readOptions) error {
+	cl, err := remote.Dial(c.Context, o.server, o.token, version())
 	if err != nil {
-		return fail(c, paged, err)
+		return fail(c, o.paged, err)
 	}
 	defer cl.Close()
 	out := c.App.Writer
-	if !paged {
+	args := o.args
+	if !o.paged {
 		lines, footer, err := cl.Lines(c.Context, wire.ReadArgs{URI: args.URI, Offset: args.Offset, Limit: args.Limit})
 		if err != nil {
 			return fail(c, false, err)
@@ -193,7 +228,7 @@ func remoteRead(c *cli.Context, args wire.ReadArgs, paged bool) error {
 		if err != nil {
 			return fail(c, true, fmt.Errorf("%w: %v", remote.ErrNotAPage, err))
 		}
-		if !d.HasMore || !c.Bool("all") {
+		if !d.HasMore || !o.all {
 			return nil
 		}
 		args.Cursor = *d.NextCursor
@@ -205,7 +240,7 @@ func remoteRead(c *cli.Context, args wire.ReadArgs, paged bool) error {
 		if _, err := fmt.Fprintf(out, "%s\n", page.JSON); err != nil {
 			return err
 		}
-		if !c.Bool("all") {
+		if !o.all {
 			return nil
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/verify"
 )
 
@@ -43,32 +45,59 @@ bytes the pages give back must equal their version. No local copy is needed.`,
 	}
 }
 
-func verifyAction(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return fail(c, false, usageError(c, "verify takes at least one PATH"))
+// verifyOptions are verify's arguments and flags, read and checked in one
+// place.
+type verifyOptions struct {
+	paths        []string
+	budgets      []int
+	format       pager.Format
+	counter      pager.Counter
+	asJSON       bool
+	noIgnore     bool
+	deny         []string
+	maxFileBytes int64
+	// server, when set, is the MCP endpoint to verify through.
+	server, token string
+}
+
+func readVerifyOptions(c *cli.Context) (verifyOptions, error) {
+	o := verifyOptions{paths: c.Args().Slice(), asJSON: c.Bool("json"), noIgnore: c.Bool("no-ignore"), deny: c.StringSlice("deny"),
+		maxFileBytes: c.Int64("max-file-bytes"), server: c.String("server"), token: c.String("token")}
+	if len(o.paths) == 0 {
+		return o, usageError(c, "verify takes at least one PATH")
 	}
-	budgets, err := parseBudgets(c.String("max-tokens"))
-	if err != nil {
-		return fail(c, false, usageError(c, err.Error()))
+	var err error
+	if o.budgets, err = parseBudgets(c.String("max-tokens")); err != nil {
+		return o, usageError(c, err.Error())
 	}
-	format, err := pager.ParseFormat(c.String("format"))
-	if err != nil {
-		return fail(c, false, usageError(c, err.Error()))
+	if o.format, err = pager.ParseFormat(c.String("format")); err != nil {
+		return o, usageError(c, err.Error())
 	}
-	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
-	opt := verify.Options{Budgets: budgets, Format: format, Progress: progressBar(c)}
 	if err := checkServerFlags(c); err != nil {
+		return o, err
+	}
+	if o.counter, err = pagerCounter(c); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+func verifyAction(c *cli.Context) error {
+	o, err := readVerifyOptions(c)
+	if err != nil {
 		return fail(c, false, err)
 	}
-	if c.IsSet("server") {
-		r, err := verifyRemote(c, opt)
+	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
+	opt := verify.Options{Budgets: o.budgets, Format: o.format, Progress: progressBar(c)}
+	if o.server != "" {
+		r, err := verifyRemote(c.Context, o, opt)
 		if err != nil {
 			return fail(c, false, err)
 		}
 		rep.Merge(r)
 	} else {
-		for _, arg := range c.Args().Slice() {
-			r, err := verifyPath(c, localName(arg), opt)
+		for _, arg := range o.paths {
+			r, err := verifyPath(c.Context, o, localName(arg), opt)
 			if err != nil {
 				return fail(c, false, err)
 			}
@@ -78,7 +107,7 @@ func verifyAction(c *cli.Context) error {
 	if opt.Progress != nil {
 		fmt.Fprintln(c.App.ErrWriter)
 	}
-	if c.Bool("json") {
+	if o.asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(c.App.Writer, "%s\n", b)
 	} else {
@@ -96,39 +125,31 @@ func verifyAction(c *cli.Context) error {
 
 // verifyPath verifies one argument: a directory is the root its deny globs
 // are relative to and its symlinks may not leave; a file is read as it is.
-func verifyPath(c *cli.Context, path string, opt verify.Options) (*verify.Report, error) {
+func verifyPath(ctx context.Context, o verifyOptions, path string, opt verify.Options) (*verify.Report, error) {
 	root, deny := "/", []string(nil)
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		root, deny = path, c.StringSlice("deny")
+		root, deny = path, o.deny
 	}
-	counter, err := pagerCounter(c)
-	if err != nil {
-		return nil, err
-	}
-	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: deny, MaxFileBytes: c.Int64("max-file-bytes"), NoIgnore: c.Bool("no-ignore")})
+	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: deny, MaxFileBytes: o.maxFileBytes, NoIgnore: o.noIgnore})
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
-	rd, err := throwawayReader(fs, counter)
+	rd, err := throwawayReader(fs, o.counter)
 	if err != nil {
 		return nil, err
 	}
-	return verify.Run(c.Context, fs, rd, []string{path}, opt)
+	return verify.Run(ctx, fs, rd, []string{path}, opt)
 }
 
-// verifyRemote verifies the arguments through --server.
-func verifyRemote(c *cli.Context, opt verify.Options) (*verify.Report, error) {
-	counter, err := pagerCounter(c)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := dialServer(c)
+// verifyRemote verifies the arguments through the server.
+func verifyRemote(ctx context.Context, o verifyOptions, opt verify.Options) (*verify.Report, error) {
+	cl, err := remote.Dial(ctx, o.server, o.token, version())
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	return verify.RunRemote(c.Context, cl, counter, c.Args().Slice(), opt)
+	return verify.RunRemote(ctx, cl, o.counter, o.paths, opt)
 }
 
 func parseBudgets(s string) ([]int, error) {

@@ -14,7 +14,6 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -32,36 +31,26 @@ func localName(name string) string {
 
 // localReader opens the whole file system as the command line sees it:
 // one root at /, no deny list, and the cursor key file when pages are
-// asked for.
-func localReader(c *cli.Context, paged bool) (*reader.Reader, func(), error) {
-	counter, err := pagerCounter(c)
+// asked for (else a throwaway key: no cursor outlives the command).
+func localReader(o readOptions) (*reader.Reader, func(), error) {
+	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: o.maxFileBytes})
 	if err != nil {
 		return nil, nil, err
 	}
-	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
-	if err != nil {
-		return nil, nil, err
+	var ring *cursor.Ring
+	if o.paged {
+		var path string
+		if path, err = keyFilePath(o.cursorKeyFile); err == nil {
+			ring, err = cursor.LoadKeyFile(path)
+		}
+	} else {
+		ring, err = randomRing()
 	}
-	ring, err := cursorRing(c, paged)
 	if err != nil {
 		fs.Close()
 		return nil, nil, err
 	}
-	codec := cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil)
-	return reader.New(fs, codec, counter), func() { fs.Close() }, nil
-}
-
-// cursorRing loads the cursor keys, or makes a throwaway ring when the
-// command will issue no cursor that outlives it.
-func cursorRing(c *cli.Context, persistent bool) (*cursor.Ring, error) {
-	if !persistent {
-		return randomRing()
-	}
-	path, err := keyFilePath(c.String("cursor-key-file"))
-	if err != nil {
-		return nil, err
-	}
-	return cursor.LoadKeyFile(path)
+	return reader.New(fs, cursor.NewCodec(ring, o.cursorTTL, nil), o.counter), func() { fs.Close() }, nil
 }
 
 // keyFilePath is the cursor key file --cursor-key-file names (flag), or
@@ -114,11 +103,6 @@ func checkServerFlags(c *cli.Context) error {
 		return usageError(c, "--token goes with --server")
 	}
 	return nil
-}
-
-// dialServer connects to --server.
-func dialServer(c *cli.Context) (*remote.Client, error) {
-	return remote.Dial(c.Context, c.String("server"), c.String("token"), version())
 }
 
 // localError is the error of a command-line argument naming a local file:
