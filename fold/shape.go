@@ -92,11 +92,14 @@ func (s *summary) scan(p *parser, depth, level int, keys keyCache) error {
 			if err != nil {
 				return err
 			}
-			k, err := keys.key(raw)
-			if err != nil {
-				return err
+			m := o.known(raw)
+			if m == nil {
+				k, err := keys.key(raw)
+				if err != nil {
+					return err
+				}
+				m = o.member(k)
 			}
-			m := o.member(k)
 			if m == nil {
 				_, err := p.value(level + 1)
 				return err
@@ -136,6 +139,18 @@ func (s *summary) array() *arraySummary {
 		s.arr = &arraySummary{}
 	}
 	return s.arr
+}
+
+// known is the summary of the member whose key is the JSON string raw,
+// when raw has no escape and the object has met the key already: the
+// common case, found without decoding the key. (A key met before is valid
+// UTF-8, so raw that finds it is the key itself.)
+func (o *objectSummary) known(raw []byte) *memberSummary {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return nil
+	}
+	return o.members[string(body)]
 }
 
 // member is the summary of key k, or nil past the keys a shape names

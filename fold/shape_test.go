@@ -87,7 +87,7 @@ func TestPreviewCutsCharactersNotBytes(t *testing.T) {
 // the compact form drops, aside).
 func FuzzShapeAndPreview(f *testing.F) {
 	f.Add([]byte(strings.Repeat(`{"a":[`, 9)+`1`+strings.Repeat(`]}`, 9)), uint8(3), uint8(200))
-	for _, in := range []string{`{"a":[1,"x",{"b":null}],"c":{"d":"\u00e9"}}`, ` [ [ ] , { } , "\"]" ] `, `[true,false,1.5e3,"\ud83d\ude00"]`, `[1,]`, `{"a":1,"a":[2]}`} {
+	for _, in := range []string{`{"a":[1,"x",{"b":null}],"c":{"d":"\u00e9"}}`, ` [ [ ] , { } , "\"]" ] `, `[true,false,1.5e3,"\ud83d\ude00"]`, `[1,]`, `{"a":1,"a":[2]}`, `[{"a":1},{"\u0061":"x"},{"a":true}]`, "[{\"\xff\":1},{\"\ufffd\":2}]"} {
 		f.Add([]byte(in), uint8(3), uint8(5))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, depth, n uint8) {
@@ -198,5 +198,19 @@ func TestPreviewDepth(t *testing.T) {
 	want := strings.Repeat(`{"a":[`, 8) + `{}` + strings.Repeat(`]}`, 8)
 	if got := string(marshal(preview(deep, 5, 5, 0))); got != want {
 		t.Errorf("preview %s, want %s", got, want)
+	}
+}
+
+// TestShapeKeysSpelledApart: a key met plainly and with escapes, or as
+// invalid UTF-8 and as U+FFFD, is one key of the shape, as encoding/json
+// reads them.
+func TestShapeKeysSpelledApart(t *testing.T) {
+	sh, err := shape([]byte("[{\"a\":1},{\"\\u0061\":2},{\"\xff\":3},{\"\\ufffd\":4}]"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(marshal(sh))
+	if strings.Count(got, `"a"`) != 1 || strings.Count(got, "\ufffd") != 1 {
+		t.Fatalf("shape %s", got)
 	}
 }
