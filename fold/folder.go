@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
 )
@@ -181,7 +182,7 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 	var shapeLen int
 	for depth := shapeDepth; depth >= 1; depth-- {
 		shape = s.render(depth)
-		shapeLen = len(marshal(shape))
+		shapeLen = len(jsonvalue.Marshal(shape))
 		if shapeLen <= budget/2 {
 			break
 		}
@@ -197,12 +198,12 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 	var shown any
 	for _, st := range steps {
 		p := preview(data, st.items, st.chars, st.members)
-		if len(marshal(p))+shapeLen <= budget {
+		if len(jsonvalue.Marshal(p))+shapeLen <= budget {
 			shown = p
 			break
 		}
 	}
-	return marshal(obj("preview", shown, "shape", shape, "handle", handle, "uri", URI(handle, "")))
+	return jsonvalue.Marshal(jsonvalue.Obj("preview", shown, "shape", shape, "handle", handle, "uri", URI(handle, "")))
 }
 
 // hint tells the model how to read the rest, naming the first list of the
@@ -216,7 +217,7 @@ func hint(s *summary, f *Folded) string {
 		example = ""
 		for _, k := range s.obj.keys {
 			if s.obj.members[k].arr != nil && len(k) <= 64 {
-				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, marshal(k))
+				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, jsonvalue.Marshal(k))
 				break
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
@@ -336,12 +337,12 @@ func TestFoldKeepsWithinThreshold(t *testing.T) {
 	opt := DefaultOptions()
 	opt.ThresholdBytes = MinThresholdBytes
 	f := newTestFolder(t, NewMemoryStore(10, DefaultStoreMaxBytes, nil), nil, opt)
-	wide := &object{}
+	wide := &jsonvalue.Object{}
 	for i := range 2000 {
 		wide.Keys = append(wide.Keys, fmt.Sprintf("key-%04d", i))
-		wide.Values = append(wide.Values, obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
+		wide.Values = append(wide.Values, jsonvalue.Obj("nested", []any{strings.Repeat("x", 600), map[bool]any{}[true]}))
 	}
-	for name, data := range map[string][]byte{"wide": marshal(wide), "list": corpus.Listing(3000), "string list": marshal([]any{strings.Repeat("é", 5000)}), "long key": marshal(obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
+	for name, data := range map[string][]byte{"wide": jsonvalue.Marshal(wide), "list": corpus.Listing(3000), "string list": jsonvalue.Marshal([]any{strings.Repeat("é", 5000)}), "long key": jsonvalue.Marshal(jsonvalue.Obj(strings.Repeat("k", 3000), []any{strings.Repeat("v", 3000)}))} {
 		folded, err := f.Fold(ctx, alice, data, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -449,7 +450,7 @@ func TestReferences(t *testing.T) {
 		t.Errorf("another subject resolved alice's reference: %v", err)
 	}
 	text := strings.Repeat("a log line, not JSON\n", 2000)
-	folded, err = f.Fold(ctx, alice, marshal(text), nil)
+	folded, err = f.Fold(ctx, alice, jsonvalue.Marshal(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 func TestParsePath(t *testing.T) {
@@ -70,7 +72,7 @@ func FuzzParsePath(f *testing.F) {
 func walk(v any, segs []string) (any, bool) {
 	for _, s := range segs {
 		switch c := v.(type) {
-		case *object:
+		case *jsonvalue.Object:
 			next, ok := c.Get(s)
 			if !ok {
 				return nil, false
@@ -96,7 +98,7 @@ func FuzzFind(f *testing.F) {
 	f.Add([]byte(` [ {"k" : [ "]" , "}" ] } , 2 ] `), "$[0].k[1]")
 	f.Add([]byte(`{"\u0061":1,"b":{"":true}}`), `$["b"][""]`)
 	f.Fuzz(func(t *testing.T, data []byte, path string) {
-		v, err := parse(data)
+		v, err := jsonvalue.Parse(data)
 		if err != nil {
 			return
 		}
@@ -112,11 +114,11 @@ func FuzzFind(f *testing.F) {
 		if !ok {
 			return
 		}
-		got, err := parse(raw)
+		got, err := jsonvalue.Parse(raw)
 		if err != nil {
 			t.Fatalf("find gave %q: %v", raw, err)
 		}
-		if g, w := marshal(got), marshal(want); !bytes.Equal(g, w) {
+		if g, w := jsonvalue.Marshal(got), jsonvalue.Marshal(want); !bytes.Equal(g, w) {
 			t.Fatalf("find gave %s, walk %s", g, w)
 		}
 	})

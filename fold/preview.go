@@ -1,6 +1,10 @@
 package fold
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
+)
 
 // previewDepth is how deep a preview shows a value: a list or an object
 // nested deeper comes out empty (the shape and result_query tell the
@@ -18,48 +22,48 @@ func preview(d []byte, items, chars, members int) any {
 }
 
 func previewAt(d []byte, items, chars, members, depth int) any {
-	d = trim(d)
+	d = jsonvalue.Trim(d)
 	if depth > previewDepth {
 		switch d[0] {
 		case '[':
 			return []any{}
 		case '{':
-			return &object{Keys: []string{}, Values: []any{}}
+			return &jsonvalue.Object{Keys: []string{}, Values: []any{}}
 		}
 	}
 	switch d[0] {
 	case '"':
-		s, _ := (&parser{data: d}).string()
+		s, _ := jsonvalue.DecodeString(d)
 		return cutString(s, chars)
 	case '[':
 		out := []any{}
-		p := &parser{data: d, check: true, trusted: true}
-		p.each(0, ']', func() error {
+		p := jsonvalue.NewScanner(d, true)
+		p.Each(0, ']', func() error {
 			if len(out) == items {
 				return errEnough
 			}
-			start := p.pos
-			if _, err := p.value(1); err != nil {
+			start := p.Pos()
+			if err := p.Value(1); err != nil {
 				return err
 			}
-			out = append(out, previewAt(d[start:p.pos], items, chars, members, depth+1))
+			out = append(out, previewAt(d[start:p.Pos()], items, chars, members, depth+1))
 			return nil
 		})
 		return out
 	case '{':
-		elems, _ := elements(d)
+		elems, _ := jsonvalue.Elements(d)
 		n := len(elems)
 		if members > 0 {
 			n = min(n, members)
 		}
-		out := &object{Keys: make([]string, n), Values: make([]any, n)}
+		out := &jsonvalue.Object{Keys: make([]string, n), Values: make([]any, n)}
 		for i := range n {
-			out.Keys[i] = elems[i].key
-			out.Values[i] = previewAt(d[elems[i].start:elems[i].end], items, chars, members, depth+1)
+			out.Keys[i] = elems[i].Key
+			out.Values[i] = previewAt(d[elems[i].Start:elems[i].End], items, chars, members, depth+1)
 		}
 		return out
 	}
-	v, _ := parse(d)
+	v, _ := jsonvalue.Parse(d)
 	return v
 }
 

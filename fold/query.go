@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -109,7 +110,7 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 	ranged := q.Offset != nil || q.Limit != nil || q.Page != nil || q.MaxTokens != nil
 	switch raw[0] {
 	case '[':
-		items, err := elements(raw)
+		items, err := jsonvalue.Elements(raw)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -117,17 +118,17 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			return Answer{}, err
 		}
 		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := parse(raw[items[i].start:items[i].end])
-			if o, ok := v.(*object); ok && len(q.Fields) > 0 {
+			v, err := jsonvalue.Parse(raw[items[i].Start:items[i].End])
+			if o, ok := v.(*jsonvalue.Object); ok && len(q.Fields) > 0 {
 				v = keep(o, q.Fields, map[string]bool{})
 			}
-			return appendValue(b, v), err
+			return jsonvalue.Append(b, v), err
 		}}, defaultItems, "items")
 	case '"':
 		if len(q.Fields) > 0 {
 			return Answer{}, toolerr.Invalid("fields applies to objects; the value at %s is a string", s.path())
 		}
-		v, err := parse(raw)
+		v, err := jsonvalue.Parse(raw)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -140,17 +141,17 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 		}}, defaultChars, "characters")
 	case '{':
 		if !ranged {
-			v, err := parse(raw)
+			v, err := jsonvalue.Parse(raw)
 			if err != nil {
 				return Answer{}, err
 			}
-			o, err := s.objectFields(v.(*object))
+			o, err := s.objectFields(v.(*jsonvalue.Object))
 			if err != nil {
 				return Answer{}, err
 			}
 			return s.whole(o)
 		}
-		members, err := elements(raw)
+		members, err := jsonvalue.Elements(raw)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -158,23 +159,23 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 			return Answer{}, err
 		}
 		return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := parse(raw[members[i].start:members[i].end])
-			b = pager.AppendString(b, members[i].key)
+			v, err := jsonvalue.Parse(raw[members[i].Start:members[i].End])
+			b = pager.AppendString(b, members[i].Key)
 			b = append(b, ':')
-			return appendValue(b, v), err
+			return jsonvalue.Append(b, v), err
 		}}, defaultItems, "members")
 	}
 	if ranged || len(q.Fields) > 0 {
 		if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
-			v, err := parse(raw)
+			v, err := jsonvalue.Parse(raw)
 			if err != nil {
 				return Answer{}, err
 			}
 			return s.whole(v)
 		}
-		return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), rawTypeName(raw))
+		return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), jsonvalue.TypeName(raw))
 	}
-	v, err := parse(raw)
+	v, err := jsonvalue.Parse(raw)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -190,7 +191,7 @@ func (s *slicer) path() string {
 
 // whole answers with the value itself.
 func (s *slicer) whole(v any) (Answer, error) {
-	b := append(append(append([]byte(nil), s.head...), `,"value":`...), appendValue(nil, v)...)
+	b := append(append(append([]byte(nil), s.head...), `,"value":`...), jsonvalue.Append(nil, v)...)
 	b = append(b, '}')
 	if len(b) > s.threshold {
 		return Answer{}, toolerr.New(toolerr.CodeSliceTooLarge, "the value at %s is %d bytes as an answer, over the %d-byte limit: query a deeper path, fewer fields, or its members with offset and limit", s.path(), len(b), s.threshold)
@@ -319,23 +320,23 @@ func (s *slicer) deeper(i int) string {
 
 // checkItemFields checks that each of the query's fields is a key of some
 // object of the list, reading only the keys.
-func (s *slicer) checkItemFields(raw []byte, items []span) error {
+func (s *slicer) checkItemFields(raw []byte, items []jsonvalue.Member) error {
 	if len(s.q.Fields) == 0 || len(items) == 0 {
 		return nil
 	}
 	found := make(map[string]bool, len(s.q.Fields))
 	objects := 0
 	for _, item := range items {
-		if raw[item.start] != '{' {
+		if raw[item.Start] != '{' {
 			continue
 		}
 		objects++
-		members, err := elements(raw[item.start:item.end])
+		members, err := jsonvalue.Elements(raw[item.Start:item.End])
 		if err != nil {
 			return err
 		}
 		for _, m := range members {
-			found[m.key] = true
+			found[m.Key] = true
 		}
 	}
 	if objects == 0 {
@@ -348,7 +349,7 @@ func (s *slicer) checkItemFields(raw []byte, items []span) error {
 }
 
 // objectFields applies the query's fields to an object.
-func (s *slicer) objectFields(o *object) (*object, error) {
+func (s *slicer) objectFields(o *jsonvalue.Object) (*jsonvalue.Object, error) {
 	if len(s.q.Fields) == 0 {
 		return o, nil
 	}
@@ -361,15 +362,15 @@ func (s *slicer) objectFields(o *object) (*object, error) {
 }
 
 // memberFields keeps the members the query's fields name.
-func (s *slicer) memberFields(members []span) ([]span, error) {
+func (s *slicer) memberFields(members []jsonvalue.Member) ([]jsonvalue.Member, error) {
 	if len(s.q.Fields) == 0 {
 		return members, nil
 	}
 	found := map[string]bool{}
-	var out []span
+	var out []jsonvalue.Member
 	for _, m := range members {
 		for _, f := range s.q.Fields {
-			if m.key == f {
+			if m.Key == f {
 				out = append(out, m)
 				found[f] = true
 				break
@@ -377,15 +378,15 @@ func (s *slicer) memberFields(members []span) ([]span, error) {
 		}
 	}
 	if missing := missingFields(s.q.Fields, found); missing != "" {
-		return nil, toolerr.Invalid("the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(spanKeys(members)))
+		return nil, toolerr.Invalid("the object at %s has no field %s; its keys: %s", s.path(), missing, keyList(memberKeys(members)))
 	}
 	return out, nil
 }
 
 // keep returns o with only the given keys, in o's order, and marks in found
 // the keys it had.
-func keep(o *object, fields []string, found map[string]bool) *object {
-	out := &object{}
+func keep(o *jsonvalue.Object, fields []string, found map[string]bool) *jsonvalue.Object {
+	out := &jsonvalue.Object{}
 	for i, k := range o.Keys {
 		for _, f := range fields {
 			if k == f {

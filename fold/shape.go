@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 // Bounds of a shape.
@@ -57,19 +59,20 @@ type memberSummary struct {
 // merges it into s without building it; below depth levels, containers give
 // only their lengths. level is how deep p is nested; keys interns object
 // keys across the answer. p must be in check mode.
-func (s *summary) scan(p *parser, depth, level int, keys keyCache) error {
-	if p.pos >= len(p.data) {
-		return p.fail("a value")
+func (s *summary) scan(p *jsonvalue.Scanner, depth, level int, keys jsonvalue.KeyCache) error {
+	d, at := p.Data(), p.Pos()
+	if at >= len(d) {
+		return p.Fail("a value")
 	}
-	switch c := p.data[p.pos]; {
+	switch c := d[at]; {
 	case c == '[':
 		if depth <= 1 {
-			n, err := p.count(level)
+			n, err := p.Count(level)
 			s.array().add(n)
 			return err
 		}
 		a := s.array()
-		n, err := p.each(level, ']', func() error {
+		n, err := p.Each(level, ']', func() error {
 			if a.items == nil {
 				a.items = &summary{}
 			}
@@ -84,54 +87,45 @@ func (s *summary) scan(p *parser, depth, level int, keys keyCache) error {
 		o := s.obj
 		o.n++
 		if depth <= 1 {
-			_, err := p.value(level)
-			return err
+			return p.Value(level)
 		}
-		_, err := p.each(level, '}', func() error {
-			raw, err := p.memberKey()
+		_, err := p.Each(level, '}', func() error {
+			raw, err := p.MemberKey()
 			if err != nil {
 				return err
 			}
 			m := o.known(raw)
 			if m == nil {
-				k, err := keys.key(raw)
+				k, err := keys.Key(raw)
 				if err != nil {
 					return err
 				}
 				m = o.member(k)
 			}
 			if m == nil {
-				_, err := p.value(level + 1)
-				return err
+				return p.Value(level + 1)
 			}
 			m.seen++
 			return m.scan(p, depth-1, level+1, keys)
 		})
 		return err
 	case c == '"':
-		start := p.pos
-		if _, err := p.string(); err != nil {
+		if err := p.ScanString(); err != nil {
 			return err
 		}
 		if s.str == nil {
 			s.str = &lengths{}
 		}
-		s.str.add(charCount(p.data[start:p.pos]))
+		s.str.add(charCount(d[at:p.Pos()]))
 		return nil
-	}
-	c := p.data[p.pos]
-	if _, err := p.value(level); err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
+	case c == 'n':
 		s.null++
-	case 't', 'f':
+	case c == 't', c == 'f':
 		s.boolean++
 	default:
 		s.number++
 	}
-	return nil
+	return p.Value(level)
 }
 
 func (s *summary) array() *arraySummary {
@@ -178,7 +172,7 @@ func charCount(d []byte) int {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return utf8.RuneCount(body)
 	}
-	s, _ := (&parser{data: d}).string()
+	s, _ := jsonvalue.DecodeString(d)
 	return utf8.RuneCountInString(s)
 }
 
@@ -190,15 +184,15 @@ func charCount(d []byte) int {
 // missing from some of the objects at one place is marked "optional"; a key
 // repeated in one object counts each time.
 func summarize(d []byte, depth int) (*summary, error) {
-	p := &parser{data: d, check: true}
+	p := jsonvalue.NewScanner(d, false)
 	s := &summary{}
-	p.space()
-	if err := s.scan(p, depth, 0, keyCache{}); err != nil {
-		return nil, fmt.Errorf("%w: %v", errSyntax, err)
+	p.Space()
+	if err := s.scan(p, depth, 0, jsonvalue.KeyCache{}); err != nil {
+		return nil, fmt.Errorf("%w: %v", jsonvalue.ErrSyntax, err)
 	}
-	p.space()
-	if p.pos != len(d) {
-		return nil, fmt.Errorf("%w: more than one value (at byte %d)", errSyntax, p.pos)
+	p.Space()
+	if p.Pos() != len(d) {
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", jsonvalue.ErrSyntax, p.Pos())
 	}
 	return s, nil
 }
@@ -208,19 +202,19 @@ func summarize(d []byte, depth int) (*summary, error) {
 func (s *summary) render(depth int) any {
 	var kinds []any
 	if s.null > 0 {
-		kinds = append(kinds, obj("type", "null"))
+		kinds = append(kinds, jsonvalue.Obj("type", "null"))
 	}
 	if s.boolean > 0 {
-		kinds = append(kinds, obj("type", "boolean"))
+		kinds = append(kinds, jsonvalue.Obj("type", "boolean"))
 	}
 	if s.number > 0 {
-		kinds = append(kinds, obj("type", "number"))
+		kinds = append(kinds, jsonvalue.Obj("type", "number"))
 	}
 	if s.str != nil {
-		kinds = append(kinds, withLengths(obj("type", "string"), s.str))
+		kinds = append(kinds, withLengths(jsonvalue.Obj("type", "string"), s.str))
 	}
 	if s.arr != nil {
-		a := withLengths(obj("type", "array"), &s.arr.lengths)
+		a := withLengths(jsonvalue.Obj("type", "array"), &s.arr.lengths)
 		if depth > 1 && s.arr.items != nil {
 			a.Keys = append(a.Keys, "items")
 			a.Values = append(a.Values, s.arr.items.render(depth-1))
@@ -232,14 +226,14 @@ func (s *summary) render(depth int) any {
 	}
 	switch len(kinds) {
 	case 0:
-		return obj()
+		return jsonvalue.Obj()
 	case 1:
 		return kinds[0]
 	}
-	return obj("any_of", kinds)
+	return jsonvalue.Obj("any_of", kinds)
 }
 
-func withLengths(o *object, l *lengths) *object {
+func withLengths(o *jsonvalue.Object, l *lengths) *jsonvalue.Object {
 	if l.min == l.max {
 		o.Keys = append(o.Keys, "length")
 		o.Values = append(o.Values, l.min)
@@ -250,15 +244,15 @@ func withLengths(o *object, l *lengths) *object {
 	return o
 }
 
-func (o *objectSummary) render(depth int) *object {
-	out := obj("type", "object")
+func (o *objectSummary) render(depth int) *jsonvalue.Object {
+	out := jsonvalue.Obj("type", "object")
 	if depth <= 1 || len(o.keys) == 0 && len(o.other) == 0 {
 		return out
 	}
-	keys := &object{}
+	keys := &jsonvalue.Object{}
 	for _, k := range o.keys {
 		m := o.members[k]
-		r := m.render(depth - 1).(*object)
+		r := m.render(depth - 1).(*jsonvalue.Object)
 		if m.seen < o.n {
 			r.Keys = append(r.Keys, "optional")
 			r.Values = append(r.Values, true)

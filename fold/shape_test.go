@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -38,8 +40,8 @@ func TestShapeAndPreviewGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := "shape:   " + string(marshal(sh)) + "\n" +
-				"preview: " + string(marshal(preview(data, 2, 10, 0))) + "\n"
+			got := "shape:   " + string(jsonvalue.Marshal(sh)) + "\n" +
+				"preview: " + string(jsonvalue.Marshal(preview(data, 2, 10, 0))) + "\n"
 			golden := strings.TrimSuffix(in, ".json") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -62,7 +64,7 @@ func TestShapeMergesItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(marshal(sh))
+	got := string(jsonvalue.Marshal(sh))
 	want := `{"type":"array","length":3,"items":{"type":"object","keys":{` +
 		`"a":{"any_of":[{"type":"null"},{"type":"string","min_length":2,"max_length":3}]},` +
 		`"b":{"type":"array","min_length":0,"max_length":2,"items":{"type":"number"},"optional":true}}}}`
@@ -73,10 +75,10 @@ func TestShapeMergesItems(t *testing.T) {
 
 func TestPreviewCutsCharactersNotBytes(t *testing.T) {
 	v := []byte(`{"s":"éé😀abc","l":[1,2,3],"m":{"x":1,"y":2,"z":3}}`)
-	if got, want := string(marshal(preview(v, 2, 3, 0))), `{"s":"éé😀","l":[1,2],"m":{"x":1,"y":2,"z":3}}`; got != want {
+	if got, want := string(jsonvalue.Marshal(preview(v, 2, 3, 0))), `{"s":"éé😀","l":[1,2],"m":{"x":1,"y":2,"z":3}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if got, want := string(marshal(preview(v, 1, 1, 2))), `{"s":"é","l":[1]}`; got != want {
+	if got, want := string(jsonvalue.Marshal(preview(v, 1, 1, 2))), `{"s":"é","l":[1]}`; got != want {
 		t.Errorf("with members: got %s, want %s", got, want)
 	}
 }
@@ -93,26 +95,26 @@ func FuzzShapeAndPreview(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, depth, n uint8) {
 		d := int(depth%10) + 1
 		sh, err := shape(data, d)
-		v, perr := parse(data)
+		v, perr := jsonvalue.Parse(data)
 		if (err == nil) != (perr == nil) {
 			t.Fatalf("summarize error %v, parse error %v", err, perr)
 		}
 		if err != nil {
 			return
 		}
-		compact := marshal(v)
+		compact := jsonvalue.Marshal(v)
 		items, chars := int(n%7), int(n)
-		if a, b := marshal(preview(data, items, chars, 0)), marshal(preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
+		if a, b := jsonvalue.Marshal(preview(data, items, chars, 0)), jsonvalue.Marshal(preview(compact, items, chars, 0)); !bytes.Equal(a, b) {
 			t.Fatalf("preview of %q: %s, of its compact form %s", data, a, b)
 		}
-		if a := marshal(preview(data, 1<<30, 1<<30, 0)); nesting(compact) <= previewDepth && !bytes.Equal(a, compact) {
+		if a := jsonvalue.Marshal(preview(data, 1<<30, 1<<30, 0)); nesting(compact) <= previewDepth && !bytes.Equal(a, compact) {
 			t.Fatalf("an uncut preview of %q is %s, not %s", data, a, compact)
 		}
 		if repeatsKeys(data) {
 			return
 		}
-		if b, _ := shape(compact, d); !bytes.Equal(marshal(sh), marshal(b)) {
-			t.Fatalf("shape of %q: %s, of its compact form %s", data, marshal(sh), marshal(b))
+		if b, _ := shape(compact, d); !bytes.Equal(jsonvalue.Marshal(sh), jsonvalue.Marshal(b)) {
+			t.Fatalf("shape of %q: %s, of its compact form %s", data, jsonvalue.Marshal(sh), jsonvalue.Marshal(b))
 		}
 	})
 }
@@ -196,7 +198,7 @@ func nesting(d []byte) int {
 func TestPreviewDepth(t *testing.T) {
 	deep := []byte(strings.Repeat(`{"a":[`, 10) + `1` + strings.Repeat(`]}`, 10))
 	want := strings.Repeat(`{"a":[`, 8) + `{}` + strings.Repeat(`]}`, 8)
-	if got := string(marshal(preview(deep, 5, 5, 0))); got != want {
+	if got := string(jsonvalue.Marshal(preview(deep, 5, 5, 0))); got != want {
 		t.Errorf("preview %s, want %s", got, want)
 	}
 }
@@ -209,7 +211,7 @@ func TestShapeKeysSpelledApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(marshal(sh))
+	got := string(jsonvalue.Marshal(sh))
 	if strings.Count(got, `"a"`) != 1 || strings.Count(got, "\ufffd") != 1 {
 		t.Fatalf("shape %s", got)
 	}

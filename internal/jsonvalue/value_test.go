@@ -1,4 +1,4 @@
-package fold
+package jsonvalue
 
 import (
 	"bytes"
@@ -16,11 +16,11 @@ func TestParseKeepsOrderAndNumbers(t *testing.T) {
 		{`"\u00e9\ud83d\ude00\n"`, "\"é😀\\n\""},
 		{`{"a":{"b":[true,false,null]}}`, `{"a":{"b":[true,false,null]}}`},
 	} {
-		v, err := parse([]byte(tc.in))
+		v, err := Parse([]byte(tc.in))
 		if err != nil {
 			t.Fatalf("Parse(%s): %v", tc.in, err)
 		}
-		if got := string(marshal(v)); got != tc.out {
+		if got := string(Marshal(v)); got != tc.out {
 			t.Errorf("Parse(%s) = %s, want %s", tc.in, got, tc.out)
 		}
 	}
@@ -28,11 +28,11 @@ func TestParseKeepsOrderAndNumbers(t *testing.T) {
 
 func TestParseRepeatedKeysInLargeObjects(t *testing.T) {
 	in := `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":"again","k17":17}`
-	v, err := parse([]byte(in))
+	v, err := Parse([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := v.(*object)
+	o := v.(*Object)
 	if len(o.Keys) != 18 {
 		t.Fatalf("%d keys, want 18", len(o.Keys))
 	}
@@ -44,7 +44,7 @@ func TestParseRepeatedKeysInLargeObjects(t *testing.T) {
 func TestParseDepthAsEncodingJSON(t *testing.T) {
 	for _, n := range []int{maxDepth, maxDepth + 1} {
 		data := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
-		if _, err := parse(data); (err == nil) != json.Valid(data) {
+		if _, err := Parse(data); (err == nil) != json.Valid(data) {
 			t.Errorf("%d levels: parse error %v, json.Valid %v", n, err, json.Valid(data))
 		}
 	}
@@ -52,7 +52,7 @@ func TestParseDepthAsEncodingJSON(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	for _, in := range []string{``, `{`, `[1,]`, `{"a":1}{"b":2}`, `{"a" 1}`, `nul`, `[1] x`} {
-		if _, err := parse([]byte(in)); err == nil {
+		if _, err := Parse([]byte(in)); err == nil {
 			t.Errorf("Parse(%q) succeeded", in)
 		}
 	}
@@ -65,14 +65,14 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := parse(data)
+		v, err := Parse(data)
 		if (err == nil) != json.Valid(data) {
 			t.Fatalf("Parse error %v, json.Valid %v", err, json.Valid(data))
 		}
 		if err != nil {
 			return
 		}
-		out := marshal(v)
+		out := Marshal(v)
 		want, err := decodeNumbers(data)
 		if err != nil {
 			t.Fatal(err)

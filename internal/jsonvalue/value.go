@@ -1,4 +1,8 @@
-package fold
+// Package jsonvalue reads and writes JSON as folio's folded answers need
+// it: values that keep numbers' text and objects' order (Parse, Marshal),
+// and a Scanner that reads JSON without building it, checking it or, for
+// JSON known to be valid, skipping through it.
+package jsonvalue
 
 import (
 	"bytes"
@@ -12,25 +16,26 @@ import (
 )
 
 // A JSON value is held as one of: nil, bool, json.Number, string, []any and
-// *object, so that numbers keep their exact text and objects their order.
+// *Object, so that numbers keep their exact text and objects their order.
+// Append also writes an int.
 
-// object is a JSON object with its members in their order. Keys are unique:
+// Object is a JSON object with its members in their order. Keys are unique:
 // when a key repeats in the source, the last value wins at the place of the
 // first, as encoding/json decides it.
-type object struct {
+type Object struct {
 	Keys   []string
 	Values []any
 }
 
 // Get returns the value of key k.
-func (o *object) Get(k string) (any, bool) {
+func (o *Object) Get(k string) (any, bool) {
 	if i := o.index(k); i >= 0 {
 		return o.Values[i], true
 	}
 	return nil, false
 }
 
-func (o *object) index(k string) int {
+func (o *Object) index(k string) int {
 	for i, key := range o.Keys {
 		if key == k {
 			return i
@@ -39,32 +44,34 @@ func (o *object) index(k string) int {
 	return -1
 }
 
-// errSyntax is returned by parse for text that is not one JSON value.
-var errSyntax = errors.New("not a JSON value")
+// ErrSyntax is returned by Parse for text that is not one JSON value.
+var ErrSyntax = errors.New("not a JSON value")
 
-// maxDepth bounds the nesting parse accepts, as encoding/json does.
+// maxDepth bounds the nesting Parse accepts, as encoding/json does.
 const maxDepth = 10000
 
-// parse reads one JSON value. It accepts what encoding/json accepts and
+// Parse reads one JSON value. It accepts what encoding/json accepts and
 // reads strings the same way (invalid UTF-8 becomes U+FFFD).
-func parse(data []byte) (any, error) {
-	p := parser{data: data, seen: keyCache{}}
-	p.space()
+func Parse(data []byte) (any, error) {
+	p := Scanner{data: data, seen: KeyCache{}}
+	p.Space()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errSyntax, err)
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
-	p.space()
+	p.Space()
 	if p.pos != len(data) {
-		return nil, fmt.Errorf("%w: more than one value (at byte %d)", errSyntax, p.pos)
+		return nil, fmt.Errorf("%w: more than one value (at byte %d)", ErrSyntax, p.pos)
 	}
 	return v, nil
 }
 
-// parser is a recursive-descent JSON reader over data. Items and members
+// Scanner is a recursive-descent JSON reader over data. Items and members
 // gather on its stacks and are copied out once per container, and keys are
-// interned, to keep allocations down.
-type parser struct {
+// interned, to keep allocations down. One made by NewScanner builds
+// nothing: its caller walks the value with Each, MemberKey, Value and
+// ScanString.
+type Scanner struct {
 	data []byte
 	pos  int
 	// check reads without building: every value returned is nil or "".
@@ -74,10 +81,41 @@ type parser struct {
 	trusted bool
 	vals    []any
 	keys    []string
-	seen    keyCache
+	seen    KeyCache
 }
 
-func (p *parser) space() {
+// NewScanner reads data without building values; trusted says data is
+// valid JSON already (a kept answer), so values are skipped, not checked.
+func NewScanner(data []byte, trusted bool) *Scanner {
+	return &Scanner{data: data, check: true, trusted: trusted}
+}
+
+// Pos is how far the scanner has read.
+func (p *Scanner) Pos() int { return p.pos }
+
+// Data is the text the scanner reads.
+func (p *Scanner) Data() []byte { return p.data }
+
+// Value reads the value at the position, nested level deep.
+func (p *Scanner) Value(level int) error {
+	_, err := p.value(level)
+	return err
+}
+
+// ScanString reads the string at the position, checking it.
+func (p *Scanner) ScanString() error {
+	_, err := p.string()
+	return err
+}
+
+// DecodeString decodes the JSON string raw (its quotes included), as
+// encoding/json does.
+func DecodeString(raw []byte) (string, error) {
+	return (&Scanner{data: raw}).string()
+}
+
+// Space passes white space.
+func (p *Scanner) Space() {
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -88,19 +126,20 @@ func (p *parser) space() {
 	}
 }
 
-func (p *parser) fail(what string) error {
+// Fail is the error of a scan that wanted what at the position.
+func (p *Scanner) Fail(what string) error {
 	if p.pos >= len(p.data) {
 		return fmt.Errorf("unexpected end of input, want %s", what)
 	}
 	return fmt.Errorf("unexpected %q at byte %d, want %s", p.data[p.pos], p.pos, what)
 }
 
-func (p *parser) value(depth int) (any, error) {
+func (p *Scanner) value(depth int) (any, error) {
 	if p.pos >= len(p.data) {
-		return nil, p.fail("a value")
+		return nil, p.Fail("a value")
 	}
 	if p.trusted {
-		p.skip()
+		p.Skip()
 		return nil, nil
 	}
 	switch c := p.data[p.pos]; {
@@ -119,21 +158,21 @@ func (p *parser) value(depth int) (any, error) {
 	case c == 'n':
 		return nil, p.literal("null")
 	}
-	return nil, p.fail("a value")
+	return nil, p.Fail("a value")
 }
 
-func (p *parser) literal(word string) error {
+func (p *Scanner) literal(word string) error {
 	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
-		return p.fail(word)
+		return p.Fail(word)
 	}
 	p.pos += len(word)
 	return nil
 }
 
-func (p *parser) array(depth int) (any, error) {
+func (p *Scanner) array(depth int) (any, error) {
 	mark := len(p.vals)
 	defer p.pop(mark)
-	_, err := p.each(depth, ']', func() error {
+	_, err := p.Each(depth, ']', func() error {
 		v, err := p.value(depth + 1)
 		p.push("", v)
 		return err
@@ -147,17 +186,17 @@ func (p *parser) array(depth int) (any, error) {
 	return slices.Clone(p.vals[mark:]), nil
 }
 
-func (p *parser) object(depth int) (any, error) {
+func (p *Scanner) object(depth int) (any, error) {
 	mark := len(p.vals)
 	defer p.pop(mark)
-	_, err := p.each(depth, '}', func() error {
-		raw, err := p.memberKey()
+	_, err := p.Each(depth, '}', func() error {
+		raw, err := p.MemberKey()
 		if err != nil {
 			return err
 		}
 		var k string
 		if !p.check {
-			if k, err = p.seen.key(raw); err != nil {
+			if k, err = p.seen.Key(raw); err != nil {
 				return err
 			}
 		}
@@ -171,18 +210,18 @@ func (p *parser) object(depth int) (any, error) {
 	return newObject(p.keys[mark:], p.vals[mark:]), nil
 }
 
-// memberKey reads an object member's key and colon, and returns the key as
+// MemberKey reads an object member's key and colon, and returns the key as
 // its JSON text.
-func (p *parser) memberKey() ([]byte, error) {
+func (p *Scanner) MemberKey() ([]byte, error) {
 	start := p.pos
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return nil, p.fail("a key")
+		return nil, p.Fail("a key")
 	}
 	if p.trusted {
 		p.skipString()
 	} else {
 		check := p.check
-		p.check = true // the text is enough; a keyCache decodes it
+		p.check = true // the text is enough; a KeyCache decodes it
 		if _, err := p.string(); err != nil {
 			p.check = check
 			return nil, err
@@ -190,18 +229,18 @@ func (p *parser) memberKey() ([]byte, error) {
 		p.check = check
 	}
 	raw := p.data[start:p.pos]
-	p.space()
+	p.Space()
 	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-		return nil, p.fail(":")
+		return nil, p.Fail(":")
 	}
 	p.pos++
-	p.space()
+	p.Space()
 	return raw, nil
 }
 
 // push keeps an item (with an empty key) or a member on the stacks, which
 // run level; in check mode there is nothing to keep.
-func (p *parser) push(k string, v any) {
+func (p *Scanner) push(k string, v any) {
 	if !p.check {
 		p.keys = append(p.keys, k)
 		p.vals = append(p.vals, v)
@@ -209,18 +248,18 @@ func (p *parser) push(k string, v any) {
 }
 
 // pop drops what a container pushed on the stacks.
-func (p *parser) pop(mark int) {
+func (p *Scanner) pop(mark int) {
 	clear(p.vals[mark:])
 	p.vals, p.keys = p.vals[:mark], p.keys[:mark]
 }
 
-// newObject copies members into an object, unique by key (see uniqueKeys).
-func newObject(keys []string, vals []any) *object {
+// newObject copies members into an Object, unique by key (see uniqueKeys).
+func newObject(keys []string, vals []any) *Object {
 	pick := uniqueKeys(len(keys), func(i int) string { return keys[i] })
 	if pick == nil {
-		return &object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
+		return &Object{Keys: slices.Clone(keys), Values: slices.Clone(vals)}
 	}
-	o := &object{Keys: make([]string, len(pick)), Values: make([]any, len(pick))}
+	o := &Object{Keys: make([]string, len(pick)), Values: make([]any, len(pick))}
 	for j, i := range pick {
 		o.Keys[j], o.Values[j] = keys[i], vals[i]
 	}
@@ -229,7 +268,7 @@ func newObject(keys []string, vals []any) *object {
 
 // string reads a string; one with escapes or invalid UTF-8 is decoded by
 // encoding/json, so that both read it alike.
-func (p *parser) string() (string, error) {
+func (p *Scanner) string() (string, error) {
 	start := p.pos
 	p.pos++ // "
 	plain := true
@@ -256,7 +295,7 @@ func (p *parser) string() (string, error) {
 			plain = false
 			p.pos += 2
 		case c < 0x20:
-			return "", p.fail("no control character in a string")
+			return "", p.Fail("no control character in a string")
 		default:
 			p.pos++
 		}
@@ -265,7 +304,7 @@ func (p *parser) string() (string, error) {
 }
 
 // number reads a number with JSON's grammar, kept as its text.
-func (p *parser) number() (any, error) {
+func (p *Scanner) number() (any, error) {
 	start := p.pos
 	d := p.data
 	if d[p.pos] == '-' {
@@ -277,12 +316,12 @@ func (p *parser) number() (any, error) {
 	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
 		p.digits()
 	default:
-		return nil, p.fail("a digit")
+		return nil, p.Fail("a digit")
 	}
 	if p.pos < len(d) && d[p.pos] == '.' {
 		p.pos++
 		if !p.digits() {
-			return nil, p.fail("a digit")
+			return nil, p.Fail("a digit")
 		}
 	}
 	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
@@ -291,7 +330,7 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if !p.digits() {
-			return nil, p.fail("a digit")
+			return nil, p.Fail("a digit")
 		}
 	}
 	if p.check {
@@ -301,7 +340,7 @@ func (p *parser) number() (any, error) {
 }
 
 // digits skips one or more digits and reports whether there was one.
-func (p *parser) digits() bool {
+func (p *Scanner) digits() bool {
 	start := p.pos
 	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
 		p.pos++
@@ -309,10 +348,11 @@ func (p *parser) digits() bool {
 	return p.pos > start
 }
 
-// marshal encodes v compactly, without HTML escaping.
-func marshal(v any) []byte { return appendValue(nil, v) }
+// Marshal encodes v compactly, without HTML escaping.
+func Marshal(v any) []byte { return Append(nil, v) }
 
-func appendValue(b []byte, v any) []byte {
+// Append appends the encoding of v to b, as Marshal writes it.
+func Append(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...)
@@ -333,10 +373,10 @@ func appendValue(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, item)
+			b = Append(b, item)
 		}
 		return append(b, ']')
-	case *object:
+	case *Object:
 		b = append(b, '{')
 		for i, k := range v.Keys {
 			if i > 0 {
@@ -344,16 +384,16 @@ func appendValue(b []byte, v any) []byte {
 			}
 			b = pager.AppendString(b, k)
 			b = append(b, ':')
-			b = appendValue(b, v.Values[i])
+			b = Append(b, v.Values[i])
 		}
 		return append(b, '}')
 	}
-	panic(fmt.Sprintf("fold: no JSON encoding for %T", v))
+	panic(fmt.Sprintf("jsonvalue: no JSON encoding for %T", v))
 }
 
-// obj builds an object from alternating keys and values.
-func obj(kv ...any) *object {
-	o := &object{Keys: make([]string, 0, len(kv)/2), Values: make([]any, 0, len(kv)/2)}
+// Obj builds an object from alternating keys and values.
+func Obj(kv ...any) *Object {
+	o := &Object{Keys: make([]string, 0, len(kv)/2), Values: make([]any, 0, len(kv)/2)}
 	for i := 0; i < len(kv); i += 2 {
 		o.Keys = append(o.Keys, kv[i].(string))
 		o.Values = append(o.Values, kv[i+1])
@@ -361,25 +401,25 @@ func obj(kv ...any) *object {
 	return o
 }
 
-// each reads the array or object at p (its opening bracket is at p.pos,
+// Each reads the array or object at p (its opening bracket is at p.pos,
 // nested level deep), calling fn at the start of each item or member, and
 // returns how many there were. fn must read exactly that item or member.
-func (p *parser) each(level int, closer byte, fn func() error) (int, error) {
+func (p *Scanner) Each(level int, closer byte, fn func() error) (int, error) {
 	if level == maxDepth {
 		return 0, fmt.Errorf("nested deeper than %d", maxDepth)
 	}
 	p.pos++ // [ or {
-	p.space()
+	p.Space()
 	if p.pos < len(p.data) && p.data[p.pos] == closer {
 		p.pos++
 		return 0, nil
 	}
 	for n := 1; ; n++ {
-		p.space()
+		p.Space()
 		if err := fn(); err != nil {
 			return n, err
 		}
-		p.space()
+		p.Space()
 		switch {
 		case p.pos < len(p.data) && p.data[p.pos] == ',':
 			p.pos++
@@ -387,22 +427,22 @@ func (p *parser) each(level int, closer byte, fn func() error) (int, error) {
 			p.pos++
 			return n, nil
 		default:
-			return n, p.fail(", or " + string(closer))
+			return n, p.Fail(", or " + string(closer))
 		}
 	}
 }
 
-// count reads the array at p, nested level deep, and returns its length.
-func (p *parser) count(level int) (int, error) {
-	return p.each(level, ']', func() error {
+// Count reads the array at p, nested level deep, and returns its length.
+func (p *Scanner) Count(level int) (int, error) {
+	return p.Each(level, ']', func() error {
 		_, err := p.value(level + 1)
 		return err
 	})
 }
 
-// skip passes the value at p.pos without checking it, for trusted data. It
+// Skip passes the value at the position without checking it, for trusted data. It
 // stays in bounds on any input.
-func (p *parser) skip() {
+func (p *Scanner) Skip() {
 	d := p.data
 	switch d[p.pos] {
 	case '"':
@@ -436,7 +476,7 @@ func (p *parser) skip() {
 }
 
 // skipString passes the string at p.pos without decoding it.
-func (p *parser) skipString() {
+func (p *Scanner) skipString() {
 	d := p.data
 	for p.pos++; p.pos < len(d); p.pos++ {
 		switch d[p.pos] {
