@@ -232,7 +232,8 @@ func TestGrepAnswerBound(t *testing.T) {
 
 // TestHangUpStopsWork: a client that hangs up in the middle of a long grep,
 // without a cancel notification, stops the search: the call ends as a
-// tool error instead of running to its end.
+// tool error instead of running to its end. In both eras: a session's
+// request, and a sessionless one.
 func TestHangUpStopsWork(t *testing.T) {
 	e := newEnv(t)
 	line := strings.Repeat("abcdefghij", 10_000)
@@ -243,31 +244,54 @@ func TestHangUpStopsWork(t *testing.T) {
 	records := make(chan slog.Record, 100)
 	srv := e.server(t, serverOpts{grepTimeout: time.Hour, log: slog.New(recordHandler(records))})
 	url := serveHTTP(t, srv)
-	cs := dialHTTP(t, url, tok, nil)
-
-	// About a minute of CPU, asked for in a POST of our own.
-	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"[a-j]{1,450}Z"}}}`
-	ctx, hangUp := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		hangUp()
-	}()
-	if res, err := http.DefaultClient.Do(req); err == nil {
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
+	session := dialSession(t, url, tok, nil)
+	for _, era := range []string{sessionEra, "2026-07-28"} {
+		// About a minute of CPU, asked for in a POST of our own.
+		meta := ""
+		if era != sessionEra {
+			meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		}
+		body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"[a-j]{1,450}Z"}` + meta + `}}`
+		ctx, hangUp := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", era)
+		if era == sessionEra {
+			req.Header.Set("Mcp-Session-Id", session.ID())
+		} else {
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "grep")
+		}
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			hangUp()
+		}()
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+		waitForGrep(t, era, records)
 	}
-	for r := range records {
+}
+
+// waitForGrep fails unless the grep logged in records ended as a tool
+// error.
+func waitForGrep(t *testing.T, era string, records chan slog.Record) {
+	t.Helper()
+	for {
+		var r slog.Record
+		select {
+		case r = <-records:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: the grep never ended, or was never called", era)
+		}
 		attrs := map[string]string{}
 		r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
 		if attrs["tool"] == "grep" {
 			if attrs["tool_error"] != "true" {
-				t.Errorf("the grep ran to its end: %v", attrs)
+				t.Errorf("%s: the grep ran to its end: %v", era, attrs)
 			}
 			return
 		}
@@ -406,8 +430,8 @@ func TestHandleAfterNarrowing(t *testing.T) {
 	wantCode(t, call(t, cs, "result_query", query), "result_handle_not_found")
 }
 
-// TestSessionCaps: sessions are capped per subject and in all; ending one
-// makes room.
+// TestSessionCaps: sessions (of the era that has them) are capped per
+// subject and in all; ending one makes room.
 func TestSessionCaps(t *testing.T) {
 	e := newEnv(t)
 	alice, bob := e.addToken(t, "alice"), e.addToken(t, "bob")
@@ -416,19 +440,19 @@ func TestSessionCaps(t *testing.T) {
 	url := serveHTTP(t, s)
 	var open []*mcp.ClientSession
 	for range 3 {
-		open = append(open, dialHTTP(t, url, alice, nil))
+		open = append(open, dialSession(t, url, alice, nil))
 	}
-	if _, err := tryDialHTTP(url, alice, nil); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+	if _, err := tryDialHTTP(url, alice, sessionEra, nil); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		t.Fatalf("alice's fourth session: %v", err)
 	}
-	dialHTTP(t, url, bob, nil)
-	dialHTTP(t, url, bob, nil)
-	if _, err := tryDialHTTP(url, bob, nil); err == nil {
+	dialSession(t, url, bob, nil)
+	dialSession(t, url, bob, nil)
+	if _, err := tryDialHTTP(url, bob, sessionEra, nil); err == nil {
 		t.Fatal("a sixth session in all was opened")
 	}
 	open[0].Close() // DELETE ends the session
 	for i := 0; ; i++ {
-		cs, err := tryDialHTTP(url, alice, nil)
+		cs, err := tryDialHTTP(url, alice, sessionEra, nil)
 		if err == nil {
 			cs.Close()
 			break
@@ -456,7 +480,7 @@ func TestListChangedFollowsRights(t *testing.T) {
 	url := serveHTTP(t, s)
 	listen := func(token string) chan struct{} {
 		ch := make(chan struct{}, 64)
-		dialHTTP(t, url, token, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+		dialSession(t, url, token, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
 			ch <- struct{}{}
 		}})
 		return ch

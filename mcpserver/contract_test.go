@@ -238,7 +238,7 @@ func TestTokens(t *testing.T) {
 	s := e.server(t, serverOpts{tokensNow: func() time.Time { return clock }})
 	url := serveHTTP(t, s)
 	for _, tok := range []string{"", "folio_wrong"} {
-		if _, err := tryDialHTTP(url, tok, nil); err == nil {
+		if _, err := tryDialHTTP(url, tok, "", nil); err == nil {
 			t.Fatalf("token %q let in", tok)
 		}
 		req, _ := http.NewRequest("POST", url, strings.NewReader(`{}`))
@@ -283,7 +283,7 @@ func TestTokens(t *testing.T) {
 	bob := e.addToken(t, "bob")
 	os.WriteFile(e.tokens, []byte(`{"tokens":[`), 0o600)
 	clock = clock.Add(tokens.ReloadEvery)
-	if _, err := tryDialHTTP(url, bob, nil); err == nil {
+	if _, err := tryDialHTTP(url, bob, "", nil); err == nil {
 		t.Fatal("a broken tokens file let a token in")
 	}
 	os.Remove(e.tokens)

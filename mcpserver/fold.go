@@ -44,17 +44,20 @@ func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mc
 }
 
 // owner is whom a folded answer of this call belongs to: the session and
-// the subject. An anonymous call without a session (stateless HTTP with no
-// tokens file) has no owner: nobody could read its handle back.
+// the subject. A request of the sessionless era (2026-07-28) has no
+// session: its answers are the caller's (subject and grant), found by its
+// later requests through any replica. An anonymous call without a session
+// of the older era (stateless HTTP with no tokens file) has no owner:
+// folio keeps nothing for it.
 func (s *Server) owner(ss *mcp.ServerSession, c *caller) (fold.Owner, bool) {
 	session := ""
-	if !s.cfg.Stateless && ss != nil {
+	if !s.cfg.Stateless && ss != nil && !c.sessionless {
 		session = ss.ID()
 		if session == "" {
 			session = s.connectionID(ss)
 		}
 	}
-	if session == "" && s.cfg.Tokens == nil {
+	if session == "" && s.cfg.Tokens == nil && !c.sessionless {
 		return fold.Owner{}, false
 	}
 	return fold.Owner{Session: session, Subject: c.subject, Grant: c.grant}, true

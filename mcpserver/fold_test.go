@@ -2,11 +2,11 @@ package mcpserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,45 +135,59 @@ func TestListFoldsOverHTTP(t *testing.T) {
 		t.Errorf("max_tokens 200: %d tokens, _meta %v: %s", n, r.meta, r.text)
 	}
 
+	// A handle of the sessionless era is its caller's: alice reads it on a
+	// connection of her own, bob does not, nor does a session of alice's
+	// (a session's handles are its own, and it holds no other).
+	if r := call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle, "path": "entries.3.path"}); r.isError {
+		t.Errorf("alice's next connection: %s", r.text)
+	}
 	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
-	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
+	wantCode(t, call(t, dialSession(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
+	session := dialSession(t, endpoint, alice, nil)
+	g := wantFolded(t, call(t, session, "list", map[string]any{"recursive": true}))
+	if r := call(t, session, "result_query", map[string]any{"handle": g.Handle, "path": "entries.3.path"}); r.isError {
+		t.Errorf("a session reads its own handle: %s", r.text)
+	}
+	wantCode(t, call(t, dialSession(t, endpoint, alice, nil), "result_query", map[string]any{"handle": g.Handle}), toolerr.CodeHandleNotFound)
+	wantCode(t, call(t, dialHTTP(t, endpoint, alice, nil), "result_query", map[string]any{"handle": g.Handle}), toolerr.CodeHandleNotFound)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries", "limit": 5000}), toolerr.CodeSliceTooLarge)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "page": 1, "offset": 0}), toolerr.CodeInvalidArgument)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "entries.99999"}), toolerr.CodePathNotFound)
 	wantCode(t, call(t, cs, "result_query", map[string]any{"handle": f.Handle, "nope": 1}), "invalid_argument")
 }
 
-// TestFoldNeedsAnOwner: an anonymous stateless call gets the whole answer,
-// since nobody could read its handle back; with a token, a stateless
-// answer folds and any call of the same subject reads it.
+// TestFoldNeedsAnOwner: an anonymous call of the session era without a
+// session (stateless HTTP) gets the whole answer, since folio keeps nothing
+// for it; an anonymous call of the sessionless era folds, and its later
+// calls read the handle; with a token, a stateless answer folds and any
+// call of the same subject reads it.
 func TestFoldNeedsAnOwner(t *testing.T) {
 	e := newEnv(t)
 	for i := range 400 {
 		e.write(t, fmt.Sprintf("d%d/file-with-a-longish-name-%04d.md", i%10, i), "x")
 	}
-	anon := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{stateless: true, local: true})), "", nil)
-	r := call(t, anon, "list", map[string]any{"recursive": true})
+	anonymous := serveHTTP(t, e.server(t, serverOpts{stateless: true, local: true}))
+	r := call(t, dialSession(t, anonymous, "", nil), "list", map[string]any{"recursive": true})
 	if r.raw.StructuredContent != nil || len(r.text) <= fold.DefaultThresholdBytes {
 		t.Fatalf("anonymous stateless answer: %d bytes, structured %v", len(r.text), r.raw.StructuredContent != nil)
 	}
-	tools, err := anon.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
+	// One endpoint offers every caller the same tools: result_query too.
+	if names := mcptest.ToolNames(t, dialSession(t, anonymous, "", nil)); !slices.Contains(names, "result_query") {
+		t.Errorf("tools %v", names)
 	}
-	for _, tool := range tools.Tools {
-		if tool.Name == "result_query" {
-			t.Error("result_query is listed where nothing can fold")
-		}
+	f := wantFolded(t, call(t, dialHTTP(t, anonymous, "", nil), "list", map[string]any{"recursive": true}))
+	if n := len(queryAll(t, dialHTTP(t, anonymous, "", nil), f.Handle, "entries")); n != 410 {
+		t.Errorf("the sessionless era, anonymous: %d entries, want 410", n)
 	}
 
 	tok := e.addToken(t, "carol")
 	dave := e.addToken(t, "dave")
 	endpoint := serveHTTP(t, e.server(t, serverOpts{stateless: true}))
-	f := wantFolded(t, call(t, dialHTTP(t, endpoint, tok, nil), "list", map[string]any{"recursive": true}))
-	if n := len(queryAll(t, dialHTTP(t, endpoint, tok, nil), f.Handle, "entries")); n != 410 {
+	f = wantFolded(t, call(t, dialSession(t, endpoint, tok, nil), "list", map[string]any{"recursive": true}))
+	if n := len(queryAll(t, dialSession(t, endpoint, tok, nil), f.Handle, "entries")); n != 410 {
 		t.Errorf("%d entries, want 410", n)
 	}
-	wantCode(t, call(t, dialHTTP(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
+	wantCode(t, call(t, dialSession(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 }
 
 // TestFoldPerConnection: two connections with no session ID (stdio-like)

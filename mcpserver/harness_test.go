@@ -193,10 +193,25 @@ func serveHTTP(t testing.TB, s *Server) string {
 	return ts.URL + "/mcp"
 }
 
-// dialHTTP connects a go-sdk client to endpoint with token ("" for none).
+// dialHTTP connects a go-sdk client to endpoint with token ("" for none),
+// in the era the client negotiates: 2026-07-28, sessionless.
 func dialHTTP(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	cs, err := tryDialHTTP(endpoint, token, opts)
+	return dialHTTPEra(t, endpoint, token, "", opts)
+}
+
+// sessionEra is the last protocol version with sessions.
+const sessionEra = "2025-11-25"
+
+// dialSession connects as dialHTTP does, in the era of sessions.
+func dialSession(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return dialHTTPEra(t, endpoint, token, sessionEra, opts)
+}
+
+func dialHTTPEra(t testing.TB, endpoint, token, era string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := tryDialHTTP(endpoint, token, era, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,9 +219,10 @@ func dialHTTP(t testing.TB, endpoint, token string, opts *mcp.ClientOptions) *mc
 	return cs
 }
 
-func tryDialHTTP(endpoint, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+// tryDialHTTP connects as dialHTTPEra does; era "" is the client's choice.
+func tryDialHTTP(endpoint, token, era string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: remote.HTTPClient(token)}, nil)
+	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: remote.HTTPClient(token)}, &mcp.ClientSessionOptions{ProtocolVersion: era})
 }
 
 // dialMemory connects a client to s in memory, as stdio would.

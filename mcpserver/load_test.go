@@ -33,7 +33,7 @@ func TestConcurrentClients(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cs, err := tryDialHTTP(url, tok, nil)
+			cs, err := tryDialHTTP(url, tok, "", nil)
 			if err != nil {
 				errs <- err
 				return

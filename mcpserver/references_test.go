@@ -86,7 +86,9 @@ func TestReferences(t *testing.T) {
 		}
 	}
 	calls := dstCalls(callLog)
-	other := dialHTTP(t, url, tokens["alice"], nil)
+	// A session of alice's holds only its own references; another
+	// sessionless connection of hers resolves them (below).
+	other := dialSession(t, url, tokens["alice"], nil)
 	bob := dialHTTP(t, url, tokens["bob"], nil)
 	for name, try := range map[string]func() result{
 		"unknown": func() result {
@@ -111,6 +113,10 @@ func TestReferences(t *testing.T) {
 	if n := dstCalls(callLog); n != calls {
 		t.Errorf("the receiving upstream was called %d times for references that do not resolve", n-calls)
 	}
+	if r := call(t, dialHTTP(t, url, tokens["alice"], nil), "dst__ingest", map[string]any{"data_uri": uri + "#/series"}); r.isError {
+		t.Errorf("alice's next connection: %s", r.text)
+	}
+	calls = dstCalls(callLog)
 
 	// file:// references: a file the caller may read gives its text,
 	// which the upstream's own schema then refuses where an array goes,

@@ -19,15 +19,24 @@ import (
 )
 
 func TestResources(t *testing.T) {
-	e := newEnv(t)
-	for i := range resourcePageSize + 50 {
-		e.write(t, fmt.Sprintf("d%d/f%03d.md", i%3, i), fmt.Sprintf("file %d\n", i))
+	for _, era := range []string{"", sessionEra} {
+		t.Run("era "+era, func(t *testing.T) {
+			e := newEnv(t)
+			for i := range resourcePageSize + 50 {
+				e.write(t, fmt.Sprintf("d%d/f%03d.md", i%3, i), fmt.Sprintf("file %d\n", i))
+			}
+			e.write(t, "bin.dat", "a\x00b")
+			e.write(t, ".env", "SECRET=1\n")
+			e.write(t, "secret/s.md", "hidden from alice\n")
+			alice := e.addToken(t, "alice", "d*/**")
+			testResources(t, e, dialHTTPEra(t, serveHTTP(t, e.server(t, serverOpts{})), alice, era, nil), era)
+		})
 	}
-	e.write(t, "bin.dat", "a\x00b")
-	e.write(t, ".env", "SECRET=1\n")
-	e.write(t, "secret/s.md", "hidden from alice\n")
-	alice := e.addToken(t, "alice", "d*/**")
-	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), alice, nil)
+}
+
+// testResources is TestResources in one protocol era (resources/subscribe
+// is the session era's).
+func testResources(t *testing.T, e *env, cs *mcp.ClientSession, era string) {
 	ctx := context.Background()
 	seen := map[string]bool{}
 	for res, err := range cs.Resources(ctx, nil) {
@@ -80,7 +89,7 @@ func TestResources(t *testing.T) {
 		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: u}); err == nil {
 			t.Errorf("%s was read", name)
 		}
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err == nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err == nil && era == sessionEra {
 			t.Errorf("subscribed to %s", name)
 		}
 	}
@@ -105,7 +114,7 @@ func TestSubscriptions(t *testing.T) {
 			return dialMemory(t, s, opts)
 		}},
 		{"http", func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-			return dialHTTP(t, serveHTTP(t, s), tok, opts)
+			return dialSession(t, serveHTTP(t, s), tok, opts)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

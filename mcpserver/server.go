@@ -83,7 +83,9 @@ const (
 type Server struct {
 	cfg Config
 	log *slog.Logger
-	mcp *mcp.Server
+	// sdkLog is the log go-sdk writes to (see quieter).
+	sdkLog *slog.Logger
+	mcp    *mcp.Server
 
 	// sessions holds what folio keeps of each session.
 	sessions *sessionTable
@@ -132,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerSubject <= 0 {
 		cfg.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessionTable()}
+	s := &Server{cfg: cfg, log: cfg.Logger, sdkLog: slog.New(quieter{cfg.Logger.Handler()}), sessions: newSessionTable()}
 	references := ""
 	if cfg.Gateway != nil && !cfg.NoReferenceArgs {
 		references = referenceInstructions
@@ -141,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end." + references,
-		Logger:   cfg.Logger,
+		Logger:   s.sdkLog,
 		PageSize: resourcePageSize,
 	}
 	if !cfg.Stateless {
@@ -225,11 +227,7 @@ const sessionTimeout = 30 * time.Minute
 // a tokens file, the SDK's DNS-rebinding protection for loopback, and
 // cross-origin protection against browsers.
 func (s *Server) Handler() http.Handler {
-	var h http.Handler = s.limitSessions(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:      s.cfg.Stateless,
-		Logger:         s.log,
-		SessionTimeout: sessionTimeout,
-	}))
+	var h http.Handler = s.limitSessions(s.eras())
 	if s.cfg.Tokens != nil {
 		h = challenge(auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
 	}
@@ -237,6 +235,30 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	return mux
+}
+
+// eras serves both protocol eras at one endpoint, over one server: a
+// request of 2026-07-28 or later (its Mcp-Protocol-Version header says so,
+// as that era requires) goes to go-sdk's stateless handler, the only one
+// that speaks it; any other to a handler with sessions (or without, with
+// Config.Stateless), which has what older clients have: sessions,
+// subscriptions, a tool list frozen for the session. Each request keeps
+// nothing of the other handler's.
+func (s *Server) eras() http.Handler {
+	server := func(*http.Request) *mcp.Server { return s.mcp }
+	sessionless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: s.sdkLog})
+	older := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		Stateless:      s.cfg.Stateless,
+		Logger:         s.sdkLog,
+		SessionTimeout: sessionTimeout,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(protocolVersionHeader) >= sessionlessProtocol {
+			sessionless.ServeHTTP(w, r)
+			return
+		}
+		older.ServeHTTP(w, r)
+	})
 }
 
 // CheckAddress says whether serving HTTP on addr is allowed: without
@@ -261,6 +283,34 @@ func isLoopback(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// quieter is go-sdk's log: what it says at info (a session connected, a
+// level set: three lines for each stateless request) it says at debug,
+// where folio logs every request too; warnings and errors stand.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, level slog.Level) bool {
+	return q.Handler.Enabled(ctx, demoted(level))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demoted(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quieter{q.Handler.WithAttrs(attrs)}
+}
+
+func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
+
+// demoted is info as debug, and any other level as it is.
+func demoted(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
 }
 
 // logCalls logs every request with its duration; a failed one as a warning.
@@ -294,9 +344,12 @@ type caller struct {
 	grant string
 	// tools is the token's tools list: the tools it may use, all when
 	// empty (see tokens.Identity.Tools).
-	tools  []string
-	fs     *fsview.FS
-	reader *reader.Reader
+	tools []string
+	// sessionless: the request is of the 2026-07-28 era over HTTP, which
+	// has no sessions (see owner).
+	sessionless bool
+	fs          *fsview.FS
+	reader      *reader.Reader
 }
 
 // mayUse reports whether the caller may use the tool name.
@@ -324,8 +377,9 @@ var errUnauthorized = errors.New("no valid bearer token: the token was revoked o
 // resolveCaller returns the caller of a request, under the tokens file as
 // it is now (see caller).
 func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
+	sessionless := extra != nil && extra.Header != nil && extra.Header.Get(protocolVersionHeader) >= sessionlessProtocol
 	if s.cfg.Tokens == nil {
-		return &caller{subject: reader.LocalSubject, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
+		return &caller{subject: reader.LocalSubject, sessionless: sessionless, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
 	ti := tokenInfo(ctx, extra)
 	if ti == nil {
@@ -339,7 +393,8 @@ func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*c
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), tools: id.Tools, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
+	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), tools: id.Tools, sessionless: sessionless,
+		fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 
 // grant is the SHA-256 of a token's hash and its allow list.

@@ -113,6 +113,9 @@ func (t *sessionTable) catalogs() map[*mcp.ServerSession]*upstream.Catalog {
 // answer.
 const sessionlessProtocol = "2026-07-28"
 
+// protocolVersionHeader carries a request's protocol version over HTTP.
+const protocolVersionHeader = "Mcp-Protocol-Version"
+
 // limitSessions refuses a request that would open a session past the caps:
 // MaxSessions in all, MaxSessionsPerSubject for one subject. It runs after
 // the token check, so that the subject is known. A session is opened by a
@@ -120,7 +123,7 @@ const sessionlessProtocol = "2026-07-28"
 func (s *Server) limitSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.cfg.Stateless || r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" ||
-			r.Header.Get("Mcp-Protocol-Version") >= sessionlessProtocol {
+			r.Header.Get(protocolVersionHeader) >= sessionlessProtocol {
 			next.ServeHTTP(w, r)
 			return
 		}

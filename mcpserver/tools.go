@@ -51,8 +51,9 @@ func (s *Server) addTools() {
 		InputSchema: wire.GrepSchema(),
 		Annotations: ann,
 	}, s.grep)
-	// Anonymous stateless calls never fold: no handle would be theirs.
-	if s.cfg.Fold != nil && !(s.cfg.Stateless && s.cfg.Tokens == nil) {
+	// Offered to every caller, as one endpoint's tools must be (2026-07-28
+	// callers fold even when anonymous; see owner).
+	if s.cfg.Fold != nil {
 		s.mcp.AddTool(&mcp.Tool{
 			Name:        wire.ResultQuery,
 			Description: resultQueryDescription,

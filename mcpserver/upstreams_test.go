@@ -45,7 +45,7 @@ func TestGatewaySessions(t *testing.T) {
 	var mu sync.Mutex
 	var notices []string
 	//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
-	first := dialHTTP(t, url, all, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+	first := dialSession(t, url, all, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 		mu.Lock()
 		notices = append(notices, r.Params.Data.(string))
 		mu.Unlock()
@@ -58,10 +58,10 @@ func TestGatewaySessions(t *testing.T) {
 	if got := mcptest.ToolNames(t, first); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
-	if got := mcptest.ToolNames(t, dialHTTP(t, url, narrow, nil)); !slices.Equal(got, []string{"read", "up__a"}) {
+	if got := mcptest.ToolNames(t, dialSession(t, url, narrow, nil)); !slices.Equal(got, []string{"read", "up__a"}) {
 		t.Errorf("a token limited to read and up__a sees %v", got)
 	}
-	if _, err := dialHTTP(t, url, narrow, nil).CallTool(ctx, toolCall("up__b", nil)); err == nil {
+	if _, err := dialSession(t, url, narrow, nil).CallTool(ctx, toolCall("up__b", nil)); err == nil {
 		t.Error("a token limited to read and up__a called up__b")
 	}
 
@@ -91,13 +91,13 @@ func TestGatewaySessions(t *testing.T) {
 	if !r.isError || !strings.Contains(r.text, "no longer offered") {
 		t.Errorf("a call of a gone tool: %s", r.text)
 	}
-	if got := mcptest.ToolNames(t, dialHTTP(t, url, all, nil)); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
+	if got := mcptest.ToolNames(t, dialSession(t, url, all, nil)); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
 		t.Errorf("a new session sees %v", got)
 	}
 
 	// Progress comes back under the caller's own token.
 	var progress []float64
-	withProgress := dialHTTP(t, url, all, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+	withProgress := dialSession(t, url, all, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		if r.Params.ProgressToken == "mine" {
 			mu.Lock()
 			progress = append(progress, r.Params.Progress)
@@ -154,7 +154,7 @@ func TestDriftWithoutLogLevel(t *testing.T) {
 			if endpoint == "" {
 				endpoint = serveHTTP(t, s)
 			}
-			return dialHTTP(t, endpoint, e.addToken(t, "alice"), opts)
+			return dialSession(t, endpoint, e.addToken(t, "alice"), opts)
 		})
 	})
 }
