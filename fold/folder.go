@@ -111,6 +111,9 @@ func (opt Options) check() []error {
 	return errs
 }
 
+// TTL is how long a folded answer can be read after it is made.
+func (f *Folder) TTL() time.Duration { return f.opt.TTL }
+
 // Threshold is the size in bytes over which an answer folds.
 func (f *Folder) Threshold() int { return f.opt.ThresholdBytes }
 

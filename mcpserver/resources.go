@@ -149,7 +149,12 @@ func (s *Server) listResources(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid resources/list cursor: pass nextCursor unchanged"}
 			}
 		}
-		return s.resourcePage(ctx, c.fs, pos)
+		res, err := s.resourcePage(ctx, c.fs, pos)
+		if err == nil {
+			// Built here, not by the SDK: its hints too.
+			s.cacheHint(ctx, r, &res.Cacheable)
+		}
+		return res, err
 	}
 }
 

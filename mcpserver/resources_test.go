@@ -291,3 +291,50 @@ func TestWatchNewDirectories(t *testing.T) {
 		break
 	}
 }
+
+// TestCachingHints: every result that carries caching hints has them, in
+// both eras and over stdio: what folio itself offers keeps an hour, files
+// and listings not at all, a folded answer for its life; private whenever
+// the answer depends on the caller. Prompts and completions, which folio
+// does not declare, are not answered.
+func TestCachingHints(t *testing.T) {
+	e := newEnv(t)
+	uri := e.write(t, "a.md", "text\n")
+	for i := range 400 {
+		e.write(t, fmt.Sprintf("many/file-with-a-longish-name-%04d.md", i), "x")
+	}
+	tok := e.addToken(t, "alice")
+	local := e.server(t, serverOpts{local: true})
+	withTokens := serveHTTP(t, e.server(t, serverOpts{}))
+	hour := int(time.Hour.Milliseconds())
+	for name, c := range map[string]struct {
+		cs    *mcp.ClientSession
+		scope string // of what depends on the caller
+	}{
+		"stdio":             {dialMemory(t, local, nil), "public"},
+		"http, sessionless": {dialHTTP(t, withTokens, tok, nil), "private"},
+		"http, session":     {dialSession(t, withTokens, tok, nil), "private"},
+	} {
+		ctx := context.Background()
+		check := func(what string, got mcp.Cacheable, err error, ttl int, scope string) {
+			t.Helper()
+			if err != nil || got.TTLMs != ttl || got.CacheScope != scope {
+				t.Errorf("%s: %s: %+v (%v), want ttlMs %d, %s", name, what, got, err, ttl, scope)
+			}
+		}
+		tools, err := c.cs.ListTools(ctx, nil)
+		check("tools/list", tools.Cacheable, err, hour, c.scope)
+		templates, err := c.cs.ListResourceTemplates(ctx, nil)
+		check("resources/templates/list", templates.Cacheable, err, hour, "public")
+		resources, err := c.cs.ListResources(ctx, nil)
+		check("resources/list", resources.Cacheable, err, 0, c.scope)
+		read, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		check("resources/read of a file", read.Cacheable, err, 0, c.scope)
+		f := wantFolded(t, call(t, c.cs, "list", map[string]any{"uri": "many"}))
+		read, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: fold.URI(f.Handle, "/entries/0")})
+		check("resources/read of a handle", read.Cacheable, err, int(fold.DefaultTTL.Milliseconds()), "private")
+		if _, err := c.cs.ListPrompts(ctx, nil); err == nil {
+			t.Errorf("%s: prompts/list was answered", name)
+		}
+	}
+}

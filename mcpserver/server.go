@@ -143,8 +143,9 @@ func New(cfg Config) (*Server, error) {
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
 			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end." + references,
-		Logger:   s.sdkLog,
-		PageSize: resourcePageSize,
+		Logger:       s.sdkLog,
+		PageSize:     resourcePageSize,
+		SetCacheable: s.cacheHint,
 	}
 	if !cfg.Stateless {
 		opts.SubscribeHandler = s.subscribe

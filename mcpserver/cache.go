@@ -1,0 +1,69 @@
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fold"
+)
+
+// How long a client may keep a result (the caching hints of SEP-2549,
+// sent in both eras).
+const (
+	// A file's bytes, and which files there are, may change at any
+	// moment: a listing or a file read is stale at once.
+	fileTTL = 0
+	// What folio itself offers (its tools, its resource templates, its
+	// capabilities and instructions) is fixed for the process's life; an
+	// hour bounds how long a client keeps it across a restart.
+	fixedTTL = time.Hour
+	// Upstream tools change when a rediscovery finds them changed; a
+	// minute bounds how long a client keeps a list it was not told has
+	// changed.
+	catalogTTL = time.Minute
+)
+
+// cacheHint sets the caching hints of a result: its ttlMs (above), and its
+// cacheScope, private whenever the answer depends on the caller (a tokens
+// file's allow lists and tool lists, a handle's owner), public only when it
+// cannot.
+func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	perCaller := s.cfg.Tokens != nil
+	ttl, private := time.Duration(fileTTL), perCaller
+	switch p := req.GetParams().(type) {
+	case *mcp.ListToolsParams:
+		ttl = fixedTTL
+		if s.cfg.Gateway != nil {
+			ttl = catalogTTL
+		}
+	case *mcp.ListResourceTemplatesParams, *mcp.DiscoverParams:
+		ttl, private = fixedTTL, false
+	case *mcp.ReadResourceParams:
+		if fold.IsReference(p.URI) && s.cfg.Fold != nil {
+			// A folded answer does not change while it lives, and is
+			// its owner's alone.
+			ttl, private = s.cfg.Fold.TTL(), true
+		}
+	}
+	c.TTLMs = int(ttl.Milliseconds())
+	c.CacheScope = "public"
+	if private {
+		c.CacheScope = "private"
+	}
+}
+
+// undeclared refuses the methods of what folio does not serve (prompts,
+// completions), as a server that does not declare them: they are not in
+// its capabilities, so it does not answer them either.
+func (s *Server) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "prompts/list", "prompts/get", "completion/complete":
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "folio serves no " + method}
+		}
+		return next(ctx, method, req)
+	}
+}
