@@ -225,8 +225,16 @@ func tryDialHTTP(endpoint, token, era string, opts *mcp.ClientOptions) (*mcp.Cli
 	return c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: remote.HTTPClient(token)}, &mcp.ClientSessionOptions{ProtocolVersion: era})
 }
 
-// dialMemory connects a client to s in memory, as stdio would.
+// dialMemory connects a client to s in memory, as stdio would, in the
+// era the client negotiates: 2026-07-28.
 func dialMemory(t testing.TB, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return dialMemoryEra(t, s, "", opts)
+}
+
+// dialMemoryEra connects as dialMemory does, in era ("" for the client's
+// choice).
+func dialMemoryEra(t testing.TB, s *Server, era string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st)
@@ -235,7 +243,7 @@ func dialMemory(t testing.TB, s *Server, opts *mcp.ClientOptions) *mcp.ClientSes
 	}
 	t.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := c.Connect(context.Background(), ct, nil)
+	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: era})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,11 @@ type requestCaller struct {
 func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-			s.sessions.track(ss)
+			hash := ""
+			if ti := tokenInfo(ctx, req.GetExtra()); ti != nil {
+				hash, _ = ti.Extra[identityKey].(string)
+			}
+			s.sessions.track(ss, hash)
 		}
 		ctx = context.WithValue(ctx, callerKey{}, &requestCaller{extra: req.GetExtra()})
 		return next(ctx, method, req)

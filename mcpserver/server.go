@@ -89,6 +89,8 @@ type Server struct {
 
 	// sessions holds what folio keeps of each session.
 	sessions *sessionTable
+	// readTool is the read tool as registered (see toolListChanged).
+	readTool *mcp.Tool
 	// requests holds each HTTP request in flight (an *inflight), by the
 	// key guardHTTP gave it.
 	requests sync.Map
@@ -188,17 +190,18 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 	return s.mcp.Connect(ctx, t, nil)
 }
 
-// startLogging starts every session's log level at warning once it is
-// initialized (or, in the 2026-07-28 era, has discovered the server), as
-// MCP lets a server choose what to send until the client sets a level: so
-// a drift warning reaches a client that never sets one (the TypeScript
-// client does not), over stdio and HTTP alike. A client that then sets a
-// higher level hears none. It runs innermost, so that the level it sets
+// startLogging starts the log level of every session of the session era
+// at warning once it is initialized, as MCP lets a server choose what to
+// send until the client sets a level: so a drift warning reaches a client
+// that never sets one (the TypeScript client does not), over stdio and
+// HTTP alike. A client that then sets a higher level hears none. (The
+// 2026-07-28 era has no initialize, and hears no message it did not ask
+// for with a log level.) It runs innermost, so that the level it sets
 // passes no other stage.
 func (s *Server) startLogging(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if method != "initialize" && method != "server/discover" || err != nil {
+		if method != "initialize" || err != nil {
 			return res, err
 		}
 		ss, ok := req.GetSession().(*mcp.ServerSession)

@@ -48,6 +48,9 @@ type sessionState struct {
 	// so that resources/updated reaches it only while that token may
 	// still see the file.
 	subscribedWith string
+	// tokenHash is the hash of the token its first request showed: whose
+	// a listen stream of the sessionless era is.
+	tokenHash string
 }
 
 type sessionOpener struct {
@@ -59,15 +62,16 @@ func newSessionTable() *sessionTable {
 	return &sessionTable{of: map[*mcp.ServerSession]*sessionState{}, byID: map[string]*sessionState{}, openingBy: map[string]int{}}
 }
 
-// track makes the state of ss, unless it has one: the one place a state
-// is made; the one place it is dropped is when ss ends.
-func (t *sessionTable) track(ss *mcp.ServerSession) {
+// track makes the state of ss, unless it has one, with the hash of the
+// token its request showed: the one place a state is made; the one place
+// it is dropped is when ss ends.
+func (t *sessionTable) track(ss *mcp.ServerSession, tokenHash string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.of[ss]; ok {
 		return
 	}
-	st := &sessionState{}
+	st := &sessionState{tokenHash: tokenHash}
 	t.of[ss] = st
 	if id := ss.ID(); id != "" {
 		t.byID[id] = st

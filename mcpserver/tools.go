@@ -33,12 +33,13 @@ func (s *Server) addTools() {
 	if s.cfg.PageFormat == pager.Text {
 		pageForm = "in text: the content as it is, then a line [folio] uri=… version=… has_more=… next_cursor=…"
 	}
-	s.mcp.AddTool(&mcp.Tool{
+	s.readTool = &mcp.Tool{
 		Name:        wire.Read,
 		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, pageForm, s.cfg.Counter.Name()),
 		InputSchema: wire.ReadSchema(s.cfg.PageFormat),
 		Annotations: ann,
-	}, s.read)
+	}
+	s.mcp.AddTool(s.readTool, s.read)
 	s.mcp.AddTool(&mcp.Tool{
 		Name:        wire.List,
 		Description: listDescription,

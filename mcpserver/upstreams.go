@@ -119,10 +119,15 @@ func answerBytes(res *mcp.CallToolResult) int {
 }
 
 // sessionCatalog is the catalog of upstream tools the session was given
-// (or is given now, when it first asks); a call with no session gets the
-// current one.
+// (or is given now, when it first asks); a call with no session, and any
+// request of the 2026-07-28 era, gets the current one: that era's tool list
+// is the same for every connection, and a change is announced (see
+// toolListChanged).
 func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstream.Catalog, error) {
 	ss, _ := sess.(*mcp.ServerSession)
+	if ss != nil && sessionlessEra(ss) {
+		ss = nil
+	}
 	var given *upstream.Catalog
 	if ss != nil && s.sessions.with(ss, func(st *sessionState) { given = st.catalog }) && given != nil {
 		return given, nil
@@ -150,6 +155,23 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 	s.referables.Clear()
 	s.unfoldable.Clear()
 	s.tellDrift(now)
+	s.toolListChanged()
+}
+
+// toolListChanged announces notifications/tools/list_changed to the
+// sessions of the 2026-07-28 era that listen for it (sessions of the
+// older era keep their tools, and are told of drift instead: see
+// guardNotifications). go-sdk announces a change only of the tools it
+// holds, and upstream tools are folio's: adding read again, unchanged,
+// makes it announce.
+func (s *Server) toolListChanged() {
+	s.mcp.AddTool(s.readTool, s.read)
+}
+
+// sessionlessEra reports whether ss speaks the 2026-07-28 era.
+func sessionlessEra(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= sessionlessProtocol
 }
 
 // tellDrift sends each session whose tools differ from the gateway's new
@@ -158,6 +180,9 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 // ones. (A session hears it at its log level: see startLogging.)
 func (s *Server) tellDrift(now *upstream.Catalog) {
 	for ss, was := range s.sessions.catalogs() {
+		if sessionlessEra(ss) {
+			continue // it never keeps a catalog
+		}
 		changes := upstream.Diff(was, now)
 		if len(changes) == 0 {
 			continue

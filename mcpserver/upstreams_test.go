@@ -146,7 +146,9 @@ func TestGatewaySessions(t *testing.T) {
 // above warning does not.
 func TestDriftWithoutLogLevel(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
-		testDriftWithoutLogLevel(t, func(e *env, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession { return dialMemory(t, s, opts) })
+		testDriftWithoutLogLevel(t, func(e *env, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+			return dialMemoryEra(t, s, sessionEra, opts)
+		})
 	})
 	t.Run("http", func(t *testing.T) {
 		var endpoint string
@@ -208,5 +210,87 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 	defer mu.Unlock()
 	if heard["errors only"] != 0 {
 		t.Errorf("a session that asked for errors only heard %d warnings", heard["errors only"])
+	}
+}
+
+// TestSessionlessToolList: a client of the 2026-07-28 era, over stdio and
+// over HTTP, lists the upstream tools as they are now, hears
+// notifications/tools/list_changed on its listen stream when they change,
+// and no log message it did not ask for; a session of the older era keeps
+// its tools and hears no list_changed.
+func TestSessionlessToolList(t *testing.T) {
+	dir := t.TempDir()
+	toolsFile := filepath.Join(dir, "tools")
+	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-toolsfile", toolsFile}}},
+		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	e := newEnv(t)
+	s := e.server(t, serverOpts{gateway: g})
+	endpoint := serveHTTP(t, s)
+	tok := e.addToken(t, "alice")
+	var mu sync.Mutex
+	heard := map[string]int{}
+	listen := func(name string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+				mu.Lock()
+				heard[name+" list_changed"]++
+				mu.Unlock()
+			},
+			//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
+			LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {
+				mu.Lock()
+				heard[name+" message"]++
+				mu.Unlock()
+			},
+		}
+	}
+	clients := map[string]*mcp.ClientSession{
+		"stdio":   dialMemory(t, s, listen("stdio")),
+		"http":    dialHTTP(t, endpoint, tok, listen("http")),
+		"session": dialSession(t, endpoint, tok, listen("session")),
+	}
+	for name, cs := range clients {
+		if got := mcptest.ToolNames(t, cs); !slices.Contains(got, "up__b") {
+			t.Fatalf("%s: %v", name, got)
+		}
+	}
+	// What start-up announced has been heard by now.
+	time.Sleep(time.Second)
+	mu.Lock()
+	before := map[string]int{"stdio": heard["stdio list_changed"], "http": heard["http list_changed"]}
+	mu.Unlock()
+	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
+	for i := 0; ; i++ {
+		mu.Lock()
+		done := heard["stdio list_changed"] > before["stdio"] && heard["http list_changed"] > before["http"]
+		mu.Unlock()
+		if done {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("list_changed not heard: %v", heard)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, name := range []string{"stdio", "http"} {
+		if got := mcptest.ToolNames(t, clients[name]); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
+			t.Errorf("%s after the change: %v", name, got)
+		}
+	}
+	if got := mcptest.ToolNames(t, clients["session"]); !slices.Contains(got, "up__b") {
+		t.Errorf("the session's tools changed: %v", got)
+	}
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if heard["stdio message"]+heard["http message"] != 0 || heard["session list_changed"] != 0 {
+		t.Errorf("heard %v", heard)
 	}
 }

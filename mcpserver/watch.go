@@ -153,6 +153,12 @@ func (s *Server) guardNotifications(next mcp.MethodHandler) mcp.MethodHandler {
 					return nil, nil
 				}
 			}
+		case *mcp.ToolListChangedParams:
+			// Only the sessionless era is told: a session keeps its
+			// tools, and hears of drift (see tellDrift).
+			if ss == nil || !sessionlessEra(ss) {
+				return nil, nil
+			}
 		case *mcp.ResourceListChangedParams:
 			if !s.mayHear(ss, s.listChange.Load()) {
 				return nil, nil
@@ -178,12 +184,19 @@ func (s *Server) mayHear(ss *mcp.ServerSession, c *listChange) bool {
 	}
 	view := s.cfg.FS
 	if s.cfg.Tokens != nil {
-		who, ok := s.openerOf(ss)
-		if !ok {
+		// An HTTP session is its opener's; a listen stream of the
+		// sessionless era, its caller's.
+		hash := ""
+		if who, ok := s.openerOf(ss); ok {
+			hash = who.tokenHash
+		} else {
+			s.sessions.with(ss, func(st *sessionState) { hash = st.tokenHash })
+		}
+		if hash == "" {
 			return false
 		}
 		var err error
-		if _, view, err = s.identity(who.tokenHash); err != nil {
+		if _, view, err = s.identity(hash); err != nil {
 			return false
 		}
 	}

@@ -61,7 +61,13 @@ func serveGateway(t *testing.T, dir string, servers map[string]any, opts *mcp.Cl
 	t.Helper()
 	config := filepath.Join(dir, "mcp.json")
 	writeUpstreams(t, config, servers)
-	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", "5s"}, flags...)
+	// Under the race detector, discovering the heaviest upstreams (tens
+	// of MiB of tools) takes longer than 5 s.
+	timeout := "5s"
+	if raceEnabled {
+		timeout = "30s"
+	}
+	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", timeout}, flags...)
 	cmd := exec.Command(folioBin, args...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
 	g := &gateway{cmd: cmd, stderr: &lockedBuffer{}}
