@@ -81,4 +81,3 @@ type member struct {
 	key   string
 	value any
 }
-
