@@ -116,6 +116,9 @@ func TestSubscriptions(t *testing.T) {
 		{"http", func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 			return dialSession(t, serveHTTP(t, s), tok, opts)
 		}},
+		{"http, sessionless", func(t *testing.T, s *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+			return dialHTTP(t, serveHTTP(t, s), tok, opts)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := e.server(t, serverOpts{local: tc.name == "memory"})
