@@ -55,15 +55,23 @@ func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 	}
 }
 
-// undeclared refuses the methods of what folio does not serve (prompts,
-// completions), as a server that does not declare them: they are not in
-// its capabilities, so it does not answer them either.
+// undeclared keeps what folio says it serves and what it answers the
+// same: the methods of what it does not serve (prompts, completions) are
+// refused, as they are in no capability; and server/discover, which the
+// 2026-07-28 era asks, declares no logging, since folio sends that era no
+// log message (its drift warnings are the older era's; see tellDrift).
 func (s *Server) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "prompts/list", "prompts/get", "completion/complete":
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "folio serves no " + method}
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && d.Capabilities != nil {
+			caps := *d.Capabilities
+			caps.Logging = nil
+			d.Capabilities = &caps
+		}
+		return res, err
 	}
 }

@@ -339,5 +339,10 @@ func TestCachingHints(t *testing.T) {
 		if _, err := c.cs.ListPrompts(ctx, nil); err == nil {
 			t.Errorf("%s: prompts/list was answered", name)
 		}
+		// Logging is the session era's: the sessionless era is sent none.
+		caps := c.cs.InitializeResult().Capabilities
+		if sessionless := c.cs.InitializeResult().ProtocolVersion >= sessionlessProtocol; caps.Prompts != nil || caps.Completions != nil || (caps.Logging == nil) == !sessionless {
+			t.Errorf("%s (%s): capabilities %+v", name, c.cs.InitializeResult().ProtocolVersion, caps)
+		}
 	}
 }
