@@ -69,6 +69,7 @@ func (s *Server) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && d.Capabilities != nil {
 			caps := *d.Capabilities
+			//lint:ignore SA1019 the deprecated logging capability is what is left out here
 			caps.Logging = nil
 			d.Capabilities = &caps
 		}

@@ -341,6 +341,7 @@ func TestCachingHints(t *testing.T) {
 		}
 		// Logging is the session era's: the sessionless era is sent none.
 		caps := c.cs.InitializeResult().Capabilities
+		//lint:ignore SA1019 the deprecated logging capability is what is checked here
 		if sessionless := c.cs.InitializeResult().ProtocolVersion >= sessionlessProtocol; caps.Prompts != nil || caps.Completions != nil || (caps.Logging == nil) == !sessionless {
 			t.Errorf("%s (%s): capabilities %+v", name, c.cs.InitializeResult().ProtocolVersion, caps)
 		}

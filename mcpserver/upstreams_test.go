@@ -161,18 +161,27 @@ func TestDriftWithoutLogLevel(t *testing.T) {
 	})
 }
 
-func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.ClientOptions) *mcp.ClientSession) {
+// toolsFileGateway is a gateway in front of one fakemcp upstream, "up",
+// whose tools are the names in toolsFile (a and b, at first): writing the
+// file changes them, and the upstream announces it.
+func toolsFileGateway(t *testing.T) (g *upstream.Gateway, toolsFile string) {
+	t.Helper()
 	dir := t.TempDir()
-	toolsFile := filepath.Join(dir, "tools")
+	toolsFile = filepath.Join(dir, "tools")
 	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
+	t.Cleanup(stop)
 	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-toolsfile", toolsFile}}},
 		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	t.Cleanup(g.Close)
+	return g, toolsFile
+}
+
+func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.ClientOptions) *mcp.ClientSession) {
+	g, toolsFile := toolsFileGateway(t)
 	e := newEnv(t)
 	s := e.server(t, serverOpts{gateway: g})
 	var mu sync.Mutex
@@ -187,7 +196,7 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 	}
 	quiet, errorsOnly := dial(e, s, listen("quiet")), dial(e, s, listen("errors only"))
 	//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
-	if err := errorsOnly.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
+	if err := errorsOnly.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
 		t.Fatal(err)
 	}
 	mcptest.ToolNames(t, quiet)
@@ -219,17 +228,7 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 // and no log message it did not ask for; a session of the older era keeps
 // its tools and hears no list_changed.
 func TestSessionlessToolList(t *testing.T) {
-	dir := t.TempDir()
-	toolsFile := filepath.Join(dir, "tools")
-	os.WriteFile(toolsFile, []byte("a,b"), 0o644)
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-toolsfile", toolsFile}}},
-		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	g, toolsFile := toolsFileGateway(t)
 	e := newEnv(t)
 	s := e.server(t, serverOpts{gateway: g})
 	endpoint := serveHTTP(t, s)
