@@ -47,6 +47,10 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		call := req.(*mcp.CallToolRequest)
 		tool, ok := catalog.Lookup(call.Params.Name)
 		if !ok {
+			if up, ours := s.cfg.Gateway.UpstreamOf(call.Params.Name); ours {
+				// Gone, or never there: say so, and what to do.
+				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is not offered: upstream %s has no such tool (now); list the tools again", call.Params.Name, up)), nil
+			}
 			return next(ctx, method, req)
 		}
 		if _, err := s.caller(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
+	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -285,6 +286,10 @@ func TestSessionlessToolList(t *testing.T) {
 	}
 	if got := mcptest.ToolNames(t, clients["session"]); !slices.Contains(got, "up__b") {
 		t.Errorf("the session's tools changed: %v", got)
+	}
+	// A call of a tool that is gone says so.
+	if r := call(t, clients["http"], "up__b", nil); r.code != toolerr.CodeNotFound || !strings.Contains(r.text, "list the tools again") {
+		t.Errorf("a call of a tool that went: %s", r.text)
 	}
 	time.Sleep(200 * time.Millisecond)
 	mu.Lock()

@@ -369,6 +369,17 @@ func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	return entryOf(ctx, s, cs, g.links[s.Name].tasks)
 }
 
+// UpstreamOf is the upstream whose prefix the tool name carries (see
+// ToolName), whether or not it offers such a tool.
+func (g *Gateway) UpstreamOf(name string) (string, bool) {
+	for _, s := range g.servers {
+		if strings.HasPrefix(name, s.Name+Separator) {
+			return s.Name, true
+		}
+	}
+	return "", false
+}
+
 // Watch has fn called with the new catalog each time it changes after
 // start-up. A session's tools are its own to keep: this is for telling it.
 func (g *Gateway) Watch(fn func(*Catalog)) {
