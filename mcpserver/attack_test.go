@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokens"
@@ -472,7 +473,7 @@ func TestListChangedFollowsRights(t *testing.T) {
 	e.write(t, "docs/a.md", "a\n")
 	e.write(t, "private/b.md", "b\n")
 	alice, bob := e.addToken(t, "alice", "docs/**"), e.addToken(t, "bob")
-	var logs syncBuffer
+	var logs mcptest.Buffer
 	s := e.server(t, serverOpts{log: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

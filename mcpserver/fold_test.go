@@ -1,14 +1,12 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -235,24 +233,6 @@ func TestGrepFoldsOnlyWhenLarge(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink that tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRedisStoreDownSendsWhole folds into a real Redis, kills it, and shows
 // that the next large answer is sent whole with a warning in the log.
 func TestRedisStoreDownSendsWhole(t *testing.T) {
@@ -266,7 +246,7 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	var logs syncBuffer
+	var logs mcptest.Buffer
 	tok := e.addToken(t, "frank")
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{store: store, log: slog.New(slog.NewTextHandler(&logs, nil))})), tok, nil)
 

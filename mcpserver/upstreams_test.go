@@ -68,18 +68,11 @@ func TestGatewaySessions(t *testing.T) {
 
 	// The upstream drops b and adds c.
 	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
-	for i := 0; ; i++ {
+	mcptest.Eventually(t, "no drift notice", func() bool {
 		mu.Lock()
-		n := len(notices)
-		mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if i == 200 {
-			t.Fatal("no drift notice")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(notices) > 0
+	})
 	mu.Lock()
 	if len(notices) != 1 || !strings.Contains(notices[0], "upstream up changed its tools: added up__c; removed up__b;") || !strings.Contains(notices[0], "a new session") {
 		t.Errorf("drift notices %q", notices)
@@ -203,18 +196,11 @@ func testDriftWithoutLogLevel(t *testing.T, dial func(*env, *Server, *mcp.Client
 	mcptest.ToolNames(t, quiet)
 	mcptest.ToolNames(t, errorsOnly)
 	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
-	for i := 0; ; i++ {
+	mcptest.Eventually(t, "a session that never set a log level heard no drift", func() bool {
 		mu.Lock()
-		n := heard["quiet"]
-		mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if i == 200 {
-			t.Fatal("a session that never set a log level heard no drift")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return heard["quiet"] > 0
+	})
 	time.Sleep(200 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
@@ -267,18 +253,11 @@ func TestSessionlessToolList(t *testing.T) {
 	before := map[string]int{"stdio": heard["stdio list_changed"], "http": heard["http list_changed"]}
 	mu.Unlock()
 	os.WriteFile(toolsFile, []byte("a,c"), 0o644)
-	for i := 0; ; i++ {
+	mcptest.Eventually(t, "list_changed not heard", func() bool {
 		mu.Lock()
-		done := heard["stdio list_changed"] > before["stdio"] && heard["http list_changed"] > before["http"]
-		mu.Unlock()
-		if done {
-			break
-		}
-		if i == 200 {
-			t.Fatalf("list_changed not heard: %v", heard)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return heard["stdio list_changed"] > before["stdio"] && heard["http list_changed"] > before["http"]
+	})
 	for _, name := range []string{"stdio", "http"} {
 		if got := mcptest.ToolNames(t, clients[name]); !slices.Contains(got, "up__c") || slices.Contains(got, "up__b") {
 			t.Errorf("%s after the change: %v", name, got)

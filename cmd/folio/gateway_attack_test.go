@@ -29,29 +29,11 @@ import (
 // protocol allows but folio's own client never does. Each test checks that
 // folio stays up, and what it costs.
 
-// lockedBuffer is a folio's stderr, written as it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // gateway is a folio serve in front of upstreams, over stdio.
 type gateway struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *mcptest.Buffer
 }
 
 // serveGateway writes servers as the upstreams file in dir and starts
@@ -70,7 +52,7 @@ func serveGateway(t *testing.T, dir string, servers map[string]any, opts *mcp.Cl
 	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", timeout}, flags...)
 	cmd := exec.Command(folioBin, args...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
-	g := &gateway{cmd: cmd, stderr: &lockedBuffer{}}
+	g := &gateway{cmd: cmd, stderr: &mcptest.Buffer{}}
 	cmd.Stderr = g.stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -80,6 +80,38 @@ func Code(err error) string {
 	return "not a tool error: " + err.Error()
 }
 
+// Buffer is a log sink (a process's stderr, a server's log) that a test
+// reads while it is written.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String is what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Eventually waits, up to ten seconds, for cond to hold, and fails the
+// test with what when it does not.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i == 200 {
+			t.Fatal(what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Clock is a clock the test moves; its Now is safe for concurrent use.
 type Clock struct {
 	mu  sync.Mutex
