@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
@@ -39,7 +38,7 @@ func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 		if s.cfg.Gateway != nil {
 			ttl = catalogTTL
 		}
-	case *mcp.ListResourceTemplatesParams, *mcp.DiscoverParams:
+	case *mcp.ListResourceTemplatesParams, *mcp.ListPromptsParams, *mcp.DiscoverParams:
 		ttl, private = fixedTTL, false
 	case *mcp.ReadResourceParams:
 		if fold.IsReference(p.URI) && s.cfg.Fold != nil {
@@ -55,17 +54,12 @@ func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 	}
 }
 
-// undeclared keeps what folio says it serves and what it answers the
-// same: the methods of what it does not serve (prompts, completions) are
-// refused, as they are in no capability; and server/discover, which the
-// 2026-07-28 era asks, declares no logging, since folio sends that era no
-// log message (its drift warnings are the older era's; see tellDrift).
-func (s *Server) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
+// discoverNoLogging keeps what folio says it serves and what it does the
+// same: server/discover, which the 2026-07-28 era asks, declares no
+// logging, since folio sends that era no log message (its drift warnings
+// are the older era's; see tellDrift).
+func (s *Server) discoverNoLogging(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		switch method {
-		case "prompts/list", "prompts/get", "completion/complete":
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "folio serves no " + method}
-		}
 		res, err := next(ctx, method, req)
 		if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && d.Capabilities != nil {
 			caps := *d.Capabilities

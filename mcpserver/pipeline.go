@@ -20,9 +20,9 @@ func (s *Server) pipeline() []mcp.Middleware {
 		// Ends a request's work when its HTTP client leaves: before any
 		// work is done.
 		s.followClient,
-		// What folio does not declare (prompts, completions) it does not
-		// answer.
-		s.undeclared,
+		// What folio does not do (log to the 2026-07-28 era) it does
+		// not declare.
+		s.discoverNoLogging,
 		// Who is calling, resolved once per request on first use, and
 		// the state of the session: every later stage and handler asks
 		// here, so one request runs under one version of the tokens file.

@@ -72,30 +72,39 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
-	uri := req.Params.URI
-	f, err := c.fs.Regular(uri)
+	contents, meta, err := s.fileContents(ctx, c, req.Params.URI)
 	if err != nil {
-		return nil, resourceError(uri, err)
+		return nil, err
+	}
+	contents.URI = req.Params.URI // as it was asked for
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}, Meta: meta}, nil
+}
+
+// fileContents is a file's whole text as a resource, named by its
+// canonical URI, when it is within the answer and token caps, and its version as
+// _meta; or the JSON-RPC error of a resource request.
+func (s *Server) fileContents(ctx context.Context, c *caller, name string) (*mcp.ResourceContents, mcp.Meta, error) {
+	f, err := c.fs.Regular(name)
+	if err != nil {
+		return nil, nil, resourceError(name, err)
 	}
 	if f.Size() > int64(s.cfg.MaxAnswerBytes) {
-		return nil, resourceError(uri, overBound(uri, int(f.Size()), 0, s.cfg.MaxAnswerBytes))
+		return nil, nil, resourceError(name, overBound(name, int(f.Size()), 0, s.cfg.MaxAnswerBytes))
 	}
 	snap, err := c.fs.Snapshot(ctx, f, 0, -1)
 	if err != nil {
-		return nil, resourceError(uri, err)
+		return nil, nil, resourceError(name, err)
 	}
 	defer snap.Release()
 	if len(snap.Window) > s.cfg.MaxAnswerBytes {
-		return nil, resourceError(uri, overBound(uri, len(snap.Window), 0, s.cfg.MaxAnswerBytes))
+		return nil, nil, resourceError(name, overBound(name, len(snap.Window), 0, s.cfg.MaxAnswerBytes))
 	}
 	if s.overTokenCap(snap.Window) {
-		return nil, resourceError(uri, toolerr.New(toolerr.CodeTooLarge, "%s is over the %d tokens a resource read gives: read it with the read tool, in pages (max_tokens) or in lines (offset and limit)", uri, s.cfg.LineMaxTokens))
+		return nil, nil, resourceError(name, toolerr.New(toolerr.CodeTooLarge, "%s is over the %d tokens a resource read gives: read it with the read tool, in pages (max_tokens) or in lines (offset and limit)", name, s.cfg.LineMaxTokens))
 	}
 	snap.Keep(ctx, int64(len(snap.Window)))
-	return &mcp.ReadResourceResult{
-		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(snap.Window)}},
-		Meta:     mcp.Meta{wire.MetaVersion: snap.Version.String()},
-	}, nil
+	contents := &mcp.ResourceContents{URI: f.URI, MIMEType: "text/plain", Text: string(snap.Window)}
+	return contents, mcp.Meta{wire.MetaVersion: snap.Version.String()}, nil
 }
 
 // overTokenCap reports whether text counts more than the line cap: a

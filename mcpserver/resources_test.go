@@ -298,8 +298,8 @@ func TestWatchNewDirectories(t *testing.T) {
 // TestCachingHints: every result that carries caching hints has them, in
 // both eras and over stdio: what folio itself offers keeps an hour, files
 // and listings not at all, a folded answer for its life; private whenever
-// the answer depends on the caller. Prompts and completions, which folio
-// does not declare, are not answered.
+// the answer depends on the caller. What server/discover (or initialize)
+// declares is what folio serves.
 func TestCachingHints(t *testing.T) {
 	e := newEnv(t)
 	uri := e.write(t, "a.md", "text\n")
@@ -336,13 +336,12 @@ func TestCachingHints(t *testing.T) {
 		f := wantFolded(t, call(t, c.cs, "list", map[string]any{"uri": "many"}))
 		read, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: fold.URI(f.Handle, "/entries/0")})
 		check("resources/read of a handle", read.Cacheable, err, int(fold.DefaultTTL.Milliseconds()), "private")
-		if _, err := c.cs.ListPrompts(ctx, nil); err == nil {
-			t.Errorf("%s: prompts/list was answered", name)
-		}
+		prompts, err := c.cs.ListPrompts(ctx, nil)
+		check("prompts/list", prompts.Cacheable, err, hour, "public")
 		// Logging is the session era's: the sessionless era is sent none.
 		caps := c.cs.InitializeResult().Capabilities
 		//lint:ignore SA1019 the deprecated logging capability is what is checked here
-		if sessionless := c.cs.InitializeResult().ProtocolVersion >= sessionlessProtocol; caps.Prompts != nil || caps.Completions != nil || (caps.Logging == nil) == !sessionless {
+		if sessionless := c.cs.InitializeResult().ProtocolVersion >= sessionlessProtocol; caps.Prompts == nil || caps.Prompts.ListChanged || caps.Completions == nil || caps.Resources == nil || caps.Tools == nil || (caps.Logging == nil) == !sessionless {
 			t.Errorf("%s (%s): capabilities %+v", name, c.cs.InitializeResult().ProtocolVersion, caps)
 		}
 	}

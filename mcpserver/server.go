@@ -149,6 +149,15 @@ func New(cfg Config) (*Server, error) {
 		PageSize:     resourcePageSize,
 		SetCacheable: s.cacheHint,
 	}
+	opts.CompletionHandler = s.complete
+	opts.Capabilities = &mcp.ServerCapabilities{
+		// The 2025-11-25 era's drift warnings; discoverNoLogging leaves
+		// it out for the newer era.
+		//lint:ignore SA1019 MCP logging is how a session of the 2025-11-25 era hears folio's warnings
+		Logging: &mcp.LoggingCapabilities{},
+		// The prompts are fixed: their list never changes.
+		Prompts: &mcp.PromptCapabilities{},
+	}
 	if !cfg.Stateless {
 		opts.SubscribeHandler = s.subscribe
 		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
@@ -156,6 +165,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
 	s.addTools()
 	s.addResources()
+	s.addPrompts()
 	s.mcp.AddReceivingMiddleware(s.pipeline()...)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.catalogChanged)
