@@ -74,7 +74,26 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 				ss.NotifyProgress(ctx, p)
 			}
 		}
-		res, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, call.Params.GetProgressToken(), onProgress)
+		// A retry after input_required carries the client's responses
+		// and the upstream's requestState back to the upstream as they
+		// came: folio keeps nothing between the rounds, so any replica
+		// can take the retry.
+		round := upstream.Round{InputResponses: call.Params.InputResponses, RequestState: call.Params.RequestState}
+		res, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+		// A session of the older era has no retry of its own: folio
+		// asks its client within the call, round after round, as that
+		// era does. The newer era's client sees the input requests.
+		for rounds := 0; err == nil && res.InputRequests != nil && ss != nil && !sessionlessEra(ss); rounds++ {
+			if rounds == maxInputRounds || len(res.InputRequests) == 0 {
+				return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input %d times, or is busy: call it again later", tool.Upstream, rounds+1)), nil
+			}
+			responses, ierr := answerInputs(ctx, ss, res.InputRequests)
+			if ierr != nil {
+				return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input this client did not give: %v", tool.Upstream, ierr)), nil
+			}
+			round = upstream.Round{InputResponses: responses, RequestState: res.RequestState}
+			res, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+		}
 		switch {
 		case errors.Is(err, upstream.ErrConnect):
 			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil

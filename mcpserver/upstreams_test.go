@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -55,7 +57,7 @@ func TestGatewaySessions(t *testing.T) {
 	if err := first.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"grep", "list", "read", "result_query", "up__a", "up__b", "up__block", "up__progress"}
+	want := []string{"grep", "list", "read", "result_query", "up__a", "up__b", "up__block", "up__confirm", "up__progress"}
 	if got := mcptest.ToolNames(t, first); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
@@ -275,5 +277,99 @@ func TestSessionlessToolList(t *testing.T) {
 	defer mu.Unlock()
 	if heard["stdio message"]+heard["http message"] != 0 || heard["session list_changed"] != 0 {
 		t.Errorf("heard %v", heard)
+	}
+}
+
+// TestGatewayInputRequired: folio speaks 2026-07-28 to an upstream that
+// speaks it (over stdio and HTTP) and 2025-11-25 to one that does not, and an upstream tool that
+// asks for input (two rounds of input_required, SEP-2322) works through
+// it: a client of the 2026-07-28 era sees the input requests and the
+// upstream's requestState unchanged, and its retries reach the upstream;
+// the go-sdk client's own loop, answering from its elicitation handler,
+// gets the answer; a session of the 2025-11-25 era is asked within the
+// call, round after round.
+func TestGatewayInputRequired(t *testing.T) {
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	cachePath := filepath.Join(dir, "cache.json")
+	g, err := upstream.Start(ctx, []upstream.Server{
+		{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-calltools"}},
+		{Name: "web", Transport: upstream.HTTP, URL: upstreamtest.HTTP(t, "-calltools", "-stateless")},
+		{Name: "old", Transport: upstream.Stdio, Command: upstreamtest.Raw(t)},
+	}, upstream.Options{CachePath: cachePath, Timeout: 10 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Catalog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cache, err := upstream.ReadCache(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"up": "2026-07-28", "web": "2026-07-28", "old": "2025-11-25"} {
+		if got := cache.Upstreams[name].Protocol; got != want {
+			t.Errorf("upstream %s spoke %q, want %s", name, got, want)
+		}
+	}
+	e := newEnv(t)
+	tok := e.addToken(t, "alice")
+	s := e.server(t, serverOpts{gateway: g})
+	url := serveHTTP(t, s)
+	answers := func(answer string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": answer + " to " + req.Params.Message}}, nil
+		}}
+	}
+	for name, cs := range map[string]*mcp.ClientSession{
+		"stdio":             dialMemory(t, e.server(t, serverOpts{gateway: g, local: true}), answers("yes")),
+		"http, sessionless": dialHTTP(t, url, tok, answers("yes")),
+		"http, session":     dialSession(t, url, tok, answers("yes")),
+	} {
+		if text, isErr := mcptest.CallText(t, cs, "old__echo", nil); isErr || text != strings.Repeat("x", 10) {
+			t.Errorf("%s: the older upstream's tool: %s", name, text)
+		}
+		for _, tool := range []string{"up__confirm", "web__confirm"} {
+			text, isErr := mcptest.CallText(t, cs, tool, map[string]any{"action": "drop"})
+			if isErr || !regexp.MustCompile(`^confirmed drop by \d+: yes to really drop$`).MatchString(text) {
+				t.Errorf("%s: %s: %s", name, tool, text)
+			}
+		}
+	}
+
+	// A client that answers for itself sees each round as it is.
+	cs := dialHTTP(t, url, tok, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	p := &mcp.CallToolParams{Name: "up__confirm", Arguments: map[string]any{"action": "drop"}}
+	var pid string
+	for round, ask := range []string{"ok", "really"} {
+		res, err := cs.CallTool(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`^fakemcp/(\d+)/(\d)/drop$`).FindStringSubmatch(res.RequestState)
+		q, _ := res.InputRequests[ask].(*mcp.ElicitParams)
+		if !res.NeedsInput() || m == nil || m[2] != fmt.Sprint(round+1) || (pid != "" && m[1] != pid) || q == nil || len(res.Content) != 0 {
+			t.Fatalf("round %d: %+v (needs input %v)", round+1, res, res.NeedsInput())
+		}
+		pid = m[1]
+		p.RequestState = res.RequestState
+		p.InputResponses = mcp.InputResponseMap{ask: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "sure"}}}
+	}
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil || res.NeedsInput() || mcptest.Text(res) != "confirmed drop by "+pid+": sure" {
+		t.Fatalf("the last round: %v %+v", err, res)
+	}
+	// A requestState the upstream did not give is the upstream's to
+	// refuse: folio passes it as it came.
+	p.RequestState = "fakemcp/1/2/drop"
+	if res, err := cs.CallTool(context.Background(), p); err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "is not one this server gave") {
+		t.Errorf("a forged requestState: %v %+v", err, res)
+	}
+	// A session of the older era whose client cannot answer is told so.
+	mute := dialSession(t, url, tok, nil)
+	if text, isErr := mcptest.CallText(t, mute, "up__confirm", map[string]any{"action": "drop"}); !isErr || !strings.Contains(text, "did not give") {
+		t.Errorf("a client without elicitation: %s", text)
 	}
 }

@@ -25,6 +25,9 @@ type Entry struct {
 	Fetched     time.Time   `json:"fetched"`
 	Server      string      `json:"server,omitempty"`
 	Version     string      `json:"version,omitempty"`
+	// Protocol is the MCP version the upstream spoke: 2026-07-28 when it
+	// speaks it, else the older one it chose.
+	Protocol string `json:"protocol,omitempty"`
 	// TaskRequired names the tools that can only be called as tasks
 	// (execution.taskSupport "required"), which folio leaves out.
 	TaskRequired []string `json:"task_required,omitempty"`

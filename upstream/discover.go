@@ -166,6 +166,9 @@ func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNo
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
 		e.Server, e.Version = cut(info.ServerInfo.Name, 100), cut(info.ServerInfo.Version, 100)
 	}
+	if info := cs.InitializeResult(); info != nil {
+		e.Protocol = cut(info.ProtocolVersion, 100)
+	}
 	size := 0
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {

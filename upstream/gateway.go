@@ -211,6 +211,10 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 				g.refresh(ctx, l)
 			},
+			// An upstream's input requests (SEP-2322) are its client's
+			// to answer: Call hands them back, and the client's retry
+			// comes through Call again.
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		})
 		g.links[s.Name] = l
 	}
@@ -404,13 +408,23 @@ func (g *Gateway) Catalog(ctx context.Context) (*Catalog, error) {
 // ErrConnect is the error of a call whose upstream could not be reached.
 var ErrConnect = errors.New("upstream unreachable")
 
+// Round is what a client's retry of a call carries back to the upstream
+// that answered it with input requests (input_required, SEP-2322): the
+// client's responses, and the upstream's requestState unchanged.
+type Round struct {
+	InputResponses mcp.InputResponseMap
+	RequestState   string
+}
+
 // Call calls tool on its upstream with args, connecting on first use.
 // Cancelling ctx cancels the call upstream. When token is a progress
 // token (a string or a number, as the caller sent it), the upstream is
 // given one of folio's own, random, and the progress it notifies under
 // that token, on this call's connection while the call runs, comes back
-// through onProgress under token.
-func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, token any, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+// through onProgress under token. An answer that asks for input
+// (input_required) comes back as it is, for the client to answer; the
+// client's retry carries round to the same upstream.
+func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, round Round, token any, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	l := g.links[tool.Upstream]
 	if l == nil {
 		return nil, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
@@ -419,7 +433,7 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, tok
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
-	p := &mcp.CallToolParams{Name: tool.Original, Arguments: args}
+	p := &mcp.CallToolParams{Name: tool.Original, Arguments: args, InputResponses: round.InputResponses, RequestState: round.RequestState}
 	if isProgressToken(token) && onProgress != nil {
 		raw := make([]byte, 16)
 		rand.Read(raw)

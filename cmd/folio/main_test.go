@@ -49,7 +49,7 @@ type result struct {
 }
 
 // folio runs the binary with the test's own state directory.
-func folio(t *testing.T, stdin string, args ...string) result {
+func folio(t testing.TB, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -73,7 +73,7 @@ func folio(t *testing.T, stdin string, args ...string) result {
 
 // stateDir is the XDG_STATE_HOME of the test's runs of folio: a directory
 // of the test's temporary directory, named for the test.
-func stateDir(t *testing.T) string {
+func stateDir(t testing.TB) string {
 	d := filepath.Join(os.TempDir(), "folio-test-state-"+strconv.Itoa(os.Getpid()), strings.ReplaceAll(t.Name(), "/", "_"))
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		t.Fatal(err)

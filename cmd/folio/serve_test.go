@@ -60,7 +60,7 @@ func (p *serveProc) stop(t *testing.T) {
 	}
 }
 
-func startProc(t *testing.T, env []string, args ...string) (*serveProc, error) {
+func startProc(t testing.TB, env []string, args ...string) (*serveProc, error) {
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), env...)
 	stderr, err := cmd.StderrPipe()

@@ -73,6 +73,7 @@ type upstreamState struct {
 	Fetched   time.Time `json:"fetched,omitzero"`
 	Server    string    `json:"server,omitempty"`
 	Version   string    `json:"version,omitempty"`
+	Protocol  string    `json:"protocol,omitempty"`
 }
 
 func upstreamsList(c *cli.Context) error {
@@ -92,7 +93,7 @@ func upstreamsList(c *cli.Context) error {
 			if _, fresh := cache.Lookup(s); fresh {
 				st.Cache = "fresh"
 			}
-			st.Tools, st.Fetched, st.Server, st.Version = len(e.Tools), e.Fetched, e.Server, e.Version
+			st.Tools, st.Fetched, st.Server, st.Version, st.Protocol = len(e.Tools), e.Fetched, e.Server, e.Version, e.Protocol
 		}
 		states = append(states, st)
 	}
@@ -105,13 +106,16 @@ func upstreamsList(c *cli.Context) error {
 		return err
 	}
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tTRANSPORT\tCACHE\tTOOLS\tFETCHED\tSERVER")
+	fmt.Fprintln(w, "NAME\tTRANSPORT\tCACHE\tTOOLS\tFETCHED\tPROTOCOL\tSERVER")
 	for _, st := range states {
-		fetched := "-"
+		fetched, protocol := "-", "-"
 		if !st.Fetched.IsZero() {
 			fetched = st.Fetched.Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", st.Name, st.Transport, st.Cache, st.Tools, fetched, (st.Server + " " + st.Version))
+		if st.Protocol != "" {
+			protocol = st.Protocol
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, st.Transport, st.Cache, st.Tools, fetched, protocol, (st.Server + " " + st.Version))
 	}
 	return w.Flush()
 }
@@ -136,7 +140,7 @@ func upstreamsRefresh(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v (its cache entry, if any, is kept)\n", s.Name, errs[i])
 			continue
 		}
-		fmt.Fprintf(c.App.Writer, "%s: %d tools (%s %s)\n", s.Name, len(entries[i].Tools), entries[i].Server, entries[i].Version)
+		fmt.Fprintf(c.App.Writer, "%s: %d tools (%s %s, MCP %s)\n", s.Name, len(entries[i].Tools), entries[i].Server, entries[i].Version, entries[i].Protocol)
 	}
 	if failed > 0 {
 		return exitError{exitFailure}

@@ -45,7 +45,8 @@ func listUpstreams(t *testing.T, args ...string) map[string]upstreamState {
 }
 
 // TestUpstreamsCommands: refresh discovers stdio and HTTP upstreams at
-// once, keeps going past one that never answers, and list tells fresh,
+// once (the stdio one speaks 2026-07-28; the HTTP one, with sessions,
+// 2025-11-25), keeps going past one that never answers, and list tells fresh,
 // stale and missing entries apart; an edited entry is stale, and a
 // server dropped from the file is pruned.
 func TestUpstreamsCommands(t *testing.T) {
@@ -63,7 +64,7 @@ func TestUpstreamsCommands(t *testing.T) {
 	files := []string{"--upstreams", config, "--schema-cache", cache}
 
 	r := folio(t, "", append([]string{"upstreams", "refresh", "--upstream-timeout", "2s"}, files...)...)
-	if r.code != 1 || !strings.Contains(r.stdout, "local: 2 tools (fakemcp 1.0.0)") || !strings.Contains(r.stdout, "remote: 3 tools (fakemcp 3.0.0)") || !strings.Contains(r.stderr, "dead: did not start") {
+	if r.code != 1 || !strings.Contains(r.stdout, "local: 2 tools (fakemcp 1.0.0, MCP 2026-07-28)") || !strings.Contains(r.stdout, "remote: 3 tools (fakemcp 3.0.0, MCP 2025-11-25)") || !strings.Contains(r.stderr, "dead: did not start") {
 		t.Fatalf("refresh: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	states := listUpstreams(t, files...)

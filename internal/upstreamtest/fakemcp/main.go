@@ -23,6 +23,7 @@ import (
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (prints the URL on stdout); else stdio")
 	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
+	stateless := flag.Bool("stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
@@ -31,7 +32,7 @@ func main() {
 	mark := flag.String("mark", "", "append this process's pid to this file when it is ready to serve")
 	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
 	toolsFile := flag.String("toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
-	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications) and block (waits for its cancellation) too")
+	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications), block (waits for its cancellation) and confirm (two rounds of input_required) too")
 	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text), strict (an output schema a folded answer fails) and cite (its own doc_uri) too")
 	callLog := flag.String("calllog", "", "append each call's tool name to this file")
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
@@ -100,7 +101,7 @@ func main() {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	if *sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	}
@@ -139,9 +140,9 @@ func follow(s *mcp.Server, path string, names []string) {
 }
 
 // addCallTools offers progress, which writes the caller's token to
-// tokenFile (when given) and reports three steps under it, gap apart, and
-// block, which waits for its call to be cancelled and then writes
-// cancelFile.
+// tokenFile (when given) and reports three steps under it, gap apart;
+// confirm; and block, which waits for its call to be cancelled and then
+// writes cancelFile.
 func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration) {
 	s.AddTool(&mcp.Tool{Name: "progress", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if tokenFile != "" {
@@ -153,6 +154,7 @@ func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 	})
+	s.AddTool(&mcp.Tool{Name: "confirm", Description: "Asks twice (input_required) before it answers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string"}}}`)}, confirm)
 	s.AddTool(&mcp.Tool{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		if cancelFile != "" {
@@ -160,6 +162,45 @@ func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration
 		}
 		return nil, ctx.Err()
 	})
+}
+
+// confirm asks its client, in two rounds of input_required (SEP-2322), for
+// "ok" and then "really", keeping nothing between the rounds but the
+// requestState it gives (this process's pid, the round, the action); a
+// round whose state is not the one it gave is refused. It answers what was
+// confirmed, by which process, with the client's answers.
+func confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct{ Action string }
+	json.Unmarshal(req.Params.Arguments, &args)
+	state := func(round int) string { return fmt.Sprintf("fakemcp/%d/%d/%s", os.Getpid(), round, args.Action) }
+	ask := func(id, question string, round int) *mcp.CallToolResult {
+		return &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{id: &mcp.ElicitParams{Message: question + " " + args.Action, RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}}}`)}},
+			RequestState:  state(round),
+		}
+	}
+	answer := func(id string) string {
+		r, _ := req.Params.InputResponses[id].(*mcp.ElicitResult)
+		if r == nil || r.Action != "accept" {
+			return ""
+		}
+		return fmt.Sprint(r.Content["answer"])
+	}
+	switch req.Params.RequestState {
+	case "":
+		return ask("ok", "ok to", 1), nil
+	case state(1):
+		if answer("ok") == "" {
+			return ask("ok", "ok to", 1), nil
+		}
+		return ask("really", "really", 2), nil
+	case state(2):
+		if answer("really") == "" {
+			return ask("really", "really", 2), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("confirmed %s by %d: %s", args.Action, os.Getpid(), answer("really"))}}}, nil
+	}
+	return nil, fmt.Errorf("requestState %q is not one this server gave", req.Params.RequestState)
 }
 
 // addDataTools offers the tools of the result-by-reference tests: series
