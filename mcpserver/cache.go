@@ -21,7 +21,7 @@ const (
 	fixedTTL = time.Hour
 	// Upstream tools change when a rediscovery finds them changed; a
 	// minute bounds how long a client keeps a list it was not told has
-	// changed.
+	// changed (less when an upstream's own ttlMs says less).
 	catalogTTL = time.Minute
 )
 
@@ -29,7 +29,7 @@ const (
 // cacheScope, private whenever the answer depends on the caller (a tokens
 // file's allow lists and tool lists, a handle's owner), public only when it
 // cannot.
-func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+func (s *Server) cacheHint(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
 	perCaller := s.cfg.Tokens != nil
 	ttl, private := time.Duration(fileTTL), perCaller
 	switch p := req.GetParams().(type) {
@@ -37,6 +37,13 @@ func (s *Server) cacheHint(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 		ttl = fixedTTL
 		if s.cfg.Gateway != nil {
 			ttl = catalogTTL
+			// An upstream's own ttlMs bounds how long its tools may be
+			// kept, through folio too.
+			if c, err := s.sessionCatalog(ctx, req.GetSession()); err == nil {
+				if bound, ok := c.TTL(); ok {
+					ttl = min(ttl, bound)
+				}
+			}
 		}
 	case *mcp.ListResourceTemplatesParams, *mcp.ListPromptsParams, *mcp.DiscoverParams:
 		ttl, private = fixedTTL, false

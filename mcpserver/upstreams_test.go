@@ -373,3 +373,40 @@ func TestGatewayInputRequired(t *testing.T) {
 		t.Errorf("a client without elicitation: %s", text)
 	}
 }
+
+// TestGatewayToolsTTL: the gateway's tools/list keeps a minute, or less
+// when an upstream of the 2026-07-28 era says less of its own (go-sdk's
+// default is 0: at once stale); an older upstream's missing ttlMs says
+// nothing.
+func TestGatewayToolsTTL(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		servers []upstream.Server
+		want    time.Duration
+	}{
+		{"an older upstream", []upstream.Server{{Name: "old", Transport: upstream.Stdio, Command: upstreamtest.Raw(t)}}, time.Minute},
+		{"five seconds", []upstream.Server{
+			{Name: "old", Transport: upstream.Stdio, Command: upstreamtest.Raw(t)},
+			{Name: "five", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-ttl", "5s"}},
+			{Name: "hour", Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: []string{"-ttl", "1h"}},
+		}, 5 * time.Second},
+		{"go-sdk's default", []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: upstreamtest.Binary(t)}}, 0},
+	} {
+		ctx, stop := context.WithCancel(context.Background())
+		g, err := upstream.Start(ctx, tc.servers, upstream.Options{CachePath: filepath.Join(t.TempDir(), "cache.json"), Timeout: 10 * time.Second, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnv(t)
+		tok := e.addToken(t, "alice")
+		url := serveHTTP(t, e.server(t, serverOpts{gateway: g}))
+		for era, cs := range map[string]*mcp.ClientSession{"sessionless": dialHTTP(t, url, tok, nil), "session": dialSession(t, url, tok, nil)} {
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil || list.TTLMs != int(tc.want.Milliseconds()) || list.CacheScope != "private" || len(list.Tools) <= 4 {
+				t.Errorf("%s, %s: %d tools, ttlMs %d %s (%v), want %d", tc.name, era, len(list.Tools), list.TTLMs, list.CacheScope, err, tc.want.Milliseconds())
+			}
+		}
+		g.Close()
+		stop()
+	}
+}

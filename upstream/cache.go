@@ -28,6 +28,10 @@ type Entry struct {
 	// Protocol is the MCP version the upstream spoke: 2026-07-28 when it
 	// speaks it, else the older one it chose.
 	Protocol string `json:"protocol,omitempty"`
+	// ToolsTTLMs is the least ttlMs the upstream's tools/list pages gave,
+	// when it speaks an era that gives them: how long it says a client
+	// may keep its tools.
+	ToolsTTLMs *int `json:"tools_ttl_ms,omitempty"`
 	// TaskRequired names the tools that can only be called as tasks
 	// (execution.taskSupport "required"), which folio leaves out.
 	TaskRequired []string `json:"task_required,omitempty"`

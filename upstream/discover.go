@@ -161,6 +161,10 @@ func cut(s string, n int) string {
 // entryOf lists the tools of s (every page, up to one more than MaxTools
 // and at most MaxEntryBytes of them) over the session cs, as a cache
 // entry; notes are what the connection's tool lists said of tasks.
+// cachingProtocol is the first MCP version whose results carry caching
+// hints (SEP-2549).
+const cachingProtocol = "2026-07-28"
+
 func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNotes) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
@@ -169,21 +173,36 @@ func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNo
 	if info := cs.InitializeResult(); info != nil {
 		e.Protocol = cut(info.ProtocolVersion, 100)
 	}
-	size := 0
-	for tool, err := range cs.Tools(ctx, nil) {
+	// Pages are walked by hand, not by cs.Tools, to read their caching
+	// hints; an upstream that pages on without end stops at MaxTools, or
+	// at as many pages.
+	size, cursor := 0, ""
+pages:
+	for range MaxTools + 1 {
+		page, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return Entry{}, fmt.Errorf("upstream %s: tools/list: %w", s.Name, err)
 		}
-		b, _ := json.Marshal(tool)
-		if size += len(b); size > MaxEntryBytes {
-			// Each page is bounded (MaxMessageBytes), but not how many
-			// pages there are: what is kept is.
-			return Entry{}, fmt.Errorf("upstream %s: tools/list: its tools come to over %d bytes", s.Name, MaxEntryBytes)
+		if e.Protocol >= cachingProtocol && (e.ToolsTTLMs == nil || page.TTLMs < *e.ToolsTTLMs) {
+			// Only the 2026-07-28 era has caching hints: an older
+			// upstream's missing ttlMs reads as 0, and says nothing.
+			ttl := max(page.TTLMs, 0)
+			e.ToolsTTLMs = &ttl
 		}
-		e.Tools = append(e.Tools, tool)
-		if len(e.Tools) > MaxTools {
-			// One more than are offered says there were more; an
-			// upstream that pages on without end stops here.
+		for _, tool := range page.Tools {
+			b, _ := json.Marshal(tool)
+			if size += len(b); size > MaxEntryBytes {
+				// Each page is bounded (MaxMessageBytes), but not how
+				// many pages there are: what is kept is.
+				return Entry{}, fmt.Errorf("upstream %s: tools/list: its tools come to over %d bytes", s.Name, MaxEntryBytes)
+			}
+			e.Tools = append(e.Tools, tool)
+			if len(e.Tools) > MaxTools {
+				// One more than are offered says there were more.
+				break pages
+			}
+		}
+		if cursor = page.NextCursor; cursor == "" {
 			break
 		}
 	}

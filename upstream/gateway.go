@@ -32,7 +32,15 @@ type Tool struct {
 type Catalog struct {
 	Tools  []Tool
 	byName map[string]Tool
+	// ttl is the least of the upstreams' own tools/list ttlMs, when
+	// any gave one (hasTTL).
+	ttl    time.Duration
+	hasTTL bool
 }
+
+// TTL is the least time any of the catalog's upstreams said a client may
+// keep its tool list (the ttlMs of its tools/list), when one said.
+func (c *Catalog) TTL() (time.Duration, bool) { return c.ttl, c.hasTTL }
 
 // Lookup finds a tool of the catalog by the name folio offers it by.
 func (c *Catalog) Lookup(name string) (Tool, bool) {
@@ -60,6 +68,11 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 		e, ok := entries[s.Name]
 		if !ok {
 			continue
+		}
+		if ms := e.ToolsTTLMs; ms != nil {
+			if ttl := time.Duration(*ms) * time.Millisecond; !c.hasTTL || ttl < c.ttl {
+				c.ttl, c.hasTTL = ttl, true
+			}
 		}
 		var errs []error
 		var own []string

@@ -23,6 +23,7 @@ import (
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (prints the URL on stdout); else stdio")
 	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
+	ttl := flag.Duration("ttl", -1, "the ttlMs of tools/list (the SDK's 0 when not given)")
 	stateless := flag.Bool("stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
@@ -60,7 +61,15 @@ func main() {
 		fmt.Fprintln(f, os.Getpid())
 		f.Close()
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: *version}, nil)
+	opts := &mcp.ServerOptions{}
+	if *ttl >= 0 {
+		opts.SetCacheable = func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+			if _, ok := req.GetParams().(*mcp.ListToolsParams); ok {
+				c.TTLMs = int(ttl.Milliseconds())
+			}
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: *version}, opts)
 	names := strings.Split(*tools, ",")
 	if *toolsFile != "" {
 		b, err := os.ReadFile(*toolsFile)
