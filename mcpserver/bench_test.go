@@ -48,16 +48,21 @@ func realText(b *testing.B, size int) string {
 // BenchmarkContinuationHTTP reads continuation pages (2,000 tokens) of a
 // 1 MiB file over Streamable HTTP on loopback, from 1 and from 8 clients
 // at once, and reports the median and p99 latency of a call and the pages
-// served per second.
+// served per second: in each protocol era, a session's (2025-11-25) and
+// requests without one (2026-07-28).
 func BenchmarkContinuationHTTP(b *testing.B) {
 	e := newEnv(b)
 	text := realText(b, 1<<20)
 	e.write(b, "big.go", text)
 	tok := e.addToken(b, "bench")
-	for _, stateless := range []bool{false, true} {
-		url := serveHTTP(b, e.server(b, serverOpts{stateless: stateless}))
+	url := serveHTTP(b, e.server(b, serverOpts{}))
+	for _, mode := range []string{"session", "sessionless"} {
+		dial := dialHTTP
+		if mode == "session" {
+			dial = dialSession
+		}
 		// Every cursor of the file, to read continuation pages anywhere in it.
-		cs := dialHTTP(b, url, tok, nil)
+		cs := dial(b, url, tok, nil)
 		var cursors []string
 		args := map[string]any{"uri": "big.go", "max_tokens": 2000}
 		for {
@@ -72,15 +77,11 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 			cursors = append(cursors, *p.NextCursor)
 			args["cursor"] = *p.NextCursor
 		}
-		mode := "stateful"
-		if stateless {
-			mode = "stateless"
-		}
 		for _, clients := range []int{1, 8} {
 			b.Run(mode+"/clients="+string(rune('0'+clients)), func(b *testing.B) {
 				sessions := make([]*mcp.ClientSession, clients)
 				for i := range sessions {
-					sessions[i] = dialHTTP(b, url, tok, nil)
+					sessions[i] = dial(b, url, tok, nil)
 				}
 				lat := make([][]time.Duration, clients)
 				b.ResetTimer()
