@@ -20,6 +20,7 @@ const filePrompt = "file"
 // allows.
 const completionLimit = 100
 
+// addPrompts offers folio's one prompt.
 func (s *Server) addPrompts() {
 	s.mcp.AddPrompt(&mcp.Prompt{
 		Name:        filePrompt,
@@ -87,8 +88,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	case lookup == "":
 		lookup = "."
 	}
-	var values []string
-	total := 0
+	values, total := []string{}, 0
 	add := func(value string) {
 		if total++; len(values) < completionLimit {
 			values = append(values, value)
@@ -125,7 +125,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 		}
 	}
 	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{
-		Values:  append([]string{}, values...),
+		Values:  values,
 		Total:   total,
 		HasMore: total > len(values),
 	}}, nil

@@ -167,11 +167,11 @@ const cachingProtocol = "2026-07-28"
 
 func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNotes) (Entry, error) {
 	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
-	if info := cs.InitializeResult(); info != nil && info.ServerInfo != nil {
-		e.Server, e.Version = cut(info.ServerInfo.Name, 100), cut(info.ServerInfo.Version, 100)
-	}
 	if info := cs.InitializeResult(); info != nil {
 		e.Protocol = cut(info.ProtocolVersion, 100)
+		if info.ServerInfo != nil {
+			e.Server, e.Version = cut(info.ServerInfo.Name, 100), cut(info.ServerInfo.Version, 100)
+		}
 	}
 	// Pages are walked by hand, not by cs.Tools, to read their caching
 	// hints; an upstream that pages on without end stops at MaxTools, or

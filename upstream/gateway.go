@@ -38,6 +38,9 @@ type Catalog struct {
 	hasTTL bool
 }
 
+// maxListTTL bounds what an upstream's ttlMs is taken to say.
+const maxListTTL = 24 * time.Hour
+
 // TTL is the least time any of the catalog's upstreams said a client may
 // keep its tool list (the ttlMs of its tools/list), when one said.
 func (c *Catalog) TTL() (time.Duration, bool) { return c.ttl, c.hasTTL }
@@ -70,7 +73,9 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 			continue
 		}
 		if ms := e.ToolsTTLMs; ms != nil {
-			if ttl := time.Duration(*ms) * time.Millisecond; !c.hasTTL || ttl < c.ttl {
+			// Bounded, as the upstream's word (or the cache file's) may
+			// be anything: a day is longer than folio keeps a list.
+			if ttl := time.Duration(min(max(*ms, 0), int(maxListTTL.Milliseconds()))) * time.Millisecond; !c.hasTTL || ttl < c.ttl {
 				c.ttl, c.hasTTL = ttl, true
 			}
 		}

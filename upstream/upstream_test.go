@@ -380,3 +380,31 @@ func TestCatalogBounds(t *testing.T) {
 		t.Errorf("%d tools offered; problems %v", len(c.Tools), problems)
 	}
 }
+
+// TestCatalogTTL: a catalog's TTL is the least its upstreams gave, taken
+// within [0, a day] whatever an upstream (or a cache file) says; upstreams
+// that gave none leave it unset.
+func TestCatalogTTL(t *testing.T) {
+	ms := func(n int) *int { return &n }
+	servers := []Server{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	for _, tc := range []struct {
+		ttls   [3]*int
+		want   time.Duration
+		wantOK bool
+	}{
+		{[3]*int{nil, nil, nil}, 0, false},
+		{[3]*int{ms(5000), nil, ms(60000)}, 5 * time.Second, true},
+		{[3]*int{ms(1 << 62), nil, nil}, maxListTTL, true},
+		{[3]*int{ms(-5), ms(1000), nil}, 0, true},
+		{[3]*int{ms(0), nil, nil}, 0, true},
+	} {
+		entries := map[string]Entry{}
+		for i, s := range servers {
+			entries[s.Name] = Entry{ToolsTTLMs: tc.ttls[i]}
+		}
+		c, _ := newCatalog(servers, entries)
+		if got, ok := c.TTL(); got != tc.want || ok != tc.wantOK {
+			t.Errorf("%v: %v %v, want %v %v", tc.ttls, got, ok, tc.want, tc.wantOK)
+		}
+	}
+}
