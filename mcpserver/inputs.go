@@ -9,13 +9,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxInputRounds bounds the rounds of input folio asks an older era's
-// client for within one call.
-const maxInputRounds = 10
+// Bounds on what an upstream may ask an older era's client through folio
+// within one call: rounds, and requests in one round.
+const (
+	maxInputRounds   = 10
+	maxInputRequests = 16
+)
 
 // answerInputs asks the session's client what an upstream's input
 // requests ask (SEP-2322): each in turn, the first refusal ending it.
 func answerInputs(ctx context.Context, ss *mcp.ServerSession, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	if len(requests) > maxInputRequests {
+		return nil, fmt.Errorf("%d input requests at once, over the %d folio asks a client", len(requests), maxInputRequests)
+	}
 	responses := make(mcp.InputResponseMap, len(requests))
 	for id, r := range requests {
 		var res mcp.InputResponse
