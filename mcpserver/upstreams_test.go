@@ -367,6 +367,10 @@ func TestGatewayInputRequired(t *testing.T) {
 	if res, err := cs.CallTool(context.Background(), p); err != nil || !res.IsError || !strings.Contains(mcptest.Text(res), "is not one this server gave") {
 		t.Errorf("a forged requestState: %v %+v", err, res)
 	}
+	// An older session's client is asked at most 16 things at once.
+	if text, isErr := mcptest.CallText(t, dialSession(t, url, tok, answers("yes")), "up__confirm", map[string]any{"action": "ask-many"}); !isErr || !strings.Contains(text, "17 input requests at once") {
+		t.Errorf("seventeen questions: %s", text)
+	}
 	// A session of the older era whose client cannot answer is told so.
 	mute := dialSession(t, url, tok, nil)
 	if text, isErr := mcptest.CallText(t, mute, "up__confirm", map[string]any{"action": "drop"}); !isErr || !strings.Contains(text, "did not give") {

@@ -176,7 +176,8 @@ func addCallTools(s *mcp.Server, cancelFile, tokenFile string, gap time.Duration
 // confirm asks its client, in two rounds of input_required (SEP-2322), for
 // "ok" and then "really", keeping nothing between the rounds but the
 // requestState it gives (this process's pid, the round, the action); a
-// round whose state is not the one it gave is refused. It answers what was
+// round whose state is not the one it gave is refused; the action
+// "ask-many" asks 17 things at once. It answers what was
 // confirmed, by which process, with the client's answers.
 func confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct{ Action string }
@@ -197,6 +198,14 @@ func confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, 
 	}
 	switch req.Params.RequestState {
 	case "":
+		if args.Action == "ask-many" {
+			// Seventeen questions at once.
+			many := ask("ok", "ok to", 1)
+			for i := range 16 {
+				many.InputRequests[fmt.Sprint("q", i)] = many.InputRequests["ok"]
+			}
+			return many, nil
+		}
 		return ask("ok", "ok to", 1), nil
 	case state(1):
 		if answer("ok") == "" {
