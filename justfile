@@ -40,6 +40,7 @@ fuzz:
     go test ./cursor -run '^$' -fuzz FuzzDecode -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzResolve -fuzztime 60s
     go test ./fsview -run '^$' -fuzz FuzzDeny -fuzztime 60s
+    go test ./fsview -run '^$' -fuzz FuzzIgnorePattern -fuzztime 60s
     go test ./tokens -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s

@@ -1,13 +1,11 @@
 package fsview
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path"
 	"slices"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,13 +17,23 @@ var ignoreFiles = [...]string{".gitignore", ".ignore"}
 const maxIgnoreFileBytes = 1 << 20
 
 // ignoreRules are the ignore patterns in force in a directory of a walk,
-// those of deeper directories last. go-git's gitignore package matches
-// them: the last pattern that matches a path decides.
-type ignoreRules []gitignore.Pattern
+// those of deeper directories last: the last pattern that matches a path
+// decides, as in git.
+type ignoreRules []ignorePattern
 
-// ignores reports whether the rules exclude the resolved path rel.
+// ignores reports whether the rules exclude the resolved path rel itself
+// (what is inside an excluded directory is not walked).
 func (r ignoreRules) ignores(rel string, isDir bool) bool {
-	return len(r) > 0 && gitignore.NewMatcher(r).Match(split(rel), isDir)
+	if len(r) == 0 {
+		return false
+	}
+	parts := split(rel)
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i].match(parts, isDir) {
+			return !r[i].negate
+		}
+	}
+	return false
 }
 
 // Ignored reports whether walks skip the absolute path abs (a directory
@@ -94,20 +102,6 @@ func (v *FS) dirRules(dir int, rel string, above ignoreRules) ignoreRules {
 		rules = append(rules, parsePatterns(readSmall(dir, name), domain)...)
 	}
 	return rules
-}
-
-// parsePatterns parses an ignore file's lines: blank lines and comments
-// are skipped.
-func parsePatterns(b []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(string(line), domain))
-	}
-	return ps
 }
 
 // readSmall reads the regular file at the path of names below dir, with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 // ignoreTree is a repository whose ignore files use the rules people
 // write: globs, negations, anchors, directory-only patterns, **, escapes,
-// trailing spaces, comments, nested files and .git/info/exclude.
+// trailing spaces, comments, nested files and .git/info/exclude; a byte
+// order mark, "everything but" and a directory's contents with one file
+// taken back.
 var ignoreTree = map[string]string{
 	".gitignore":          "# comment\n*.log\n!keep.log\nbuild/\n/rootonly.txt\ndocs/**/*.tmp\n\\#hash.txt\ntrailing.txt   \na/**/b\n*.o\nvendor\n!vendor/\ncache/*\n!cache/keep/\n",
 	"sub/.gitignore":      "!important.o\nlocal.txt\n/anchored.txt\nnested/\n*.txt\n!want.txt\n",
@@ -31,6 +34,14 @@ var ignoreTree = map[string]string{
 	"cache/a.md": "", "cache/keep/b.md": "",
 	"secret-notes.md": "", "sub/secret-notes.md": "",
 	"main.go": "",
+	// A byte order mark before the first rule.
+	"bom/.gitignore": "\ufeffsecret.txt\nother.txt\n", "bom/secret.txt": "", "bom/other.txt": "", "bom/kept.md": "",
+	// Ignore everything except directories and Markdown.
+	"except/.gitignore": "*\n!*/\n!*.md\n", "except/a.txt": "", "except/a.md": "",
+	"except/sub/b.txt": "", "except/sub/b.md": "", "except/sub/deeper/c.go": "", "except/sub/deeper/c.md": "",
+	// What is inside a directory, then one file of it again.
+	"logsdir/.gitignore": "logs/**\n!logs/keep.txt\n", "logsdir/logs/keep.txt": "", "logsdir/logs/a.log": "",
+	"logsdir/logs/deep/b.log": "", "logsdir/other.md": "",
 }
 
 // TestIgnoreFilesAgreeWithGit lists a tree with nested ignore files and
@@ -162,7 +173,10 @@ func TestIgnoreFilesAgreeWithGit(t *testing.T) {
 
 	// The same rules in .ignore files, with no .git: the same listing,
 	// but for what only .git/info/exclude said.
-	for _, name := range []string{".gitignore", "sub/.gitignore", "sub/deep/.gitignore"} {
+	for name := range ignoreTree {
+		if path.Base(name) != ".gitignore" {
+			continue
+		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.Rename(p, strings.TrimSuffix(p, ".gitignore")+".ignore"); err != nil {
 			t.Fatal(err)
@@ -195,4 +209,33 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// FuzzIgnorePattern: any line parses and matches without a panic, and a
+// rule behaves as gitignore(5) says whatever it holds: "!" takes back
+// exactly what the rule matches; a rule without "/" looks at a path's last
+// name only.
+func FuzzIgnorePattern(f *testing.F) {
+	for _, rule := range []string{"*.log", "build/", "/root.txt", "a/**/b", "logs/**", "**/x", "[a-c]?.md", `\#h`, "{a,b}", "x\\ ", "*"} {
+		f.Add(rule, "logs/a/b.log", true)
+	}
+	f.Fuzz(func(t *testing.T, rule, rel string, isDir bool) {
+		parts := split(strings.Trim(path.Clean("/"+rel), "/"))
+		if len(parts) == 0 || strings.ContainsAny(rule, "\n\r") {
+			return
+		}
+		p, ok := parsePattern(rule, nil)
+		if !ok {
+			return
+		}
+		got := p.match(parts, isDir)
+		if !strings.HasPrefix(rule, "!") && !strings.HasPrefix(rule, "#") {
+			if n, ok := parsePattern("!"+rule, nil); !ok || !n.negate || n.match(parts, isDir) != got {
+				t.Errorf("!%q does not match as %q does (%v) on %q", rule, rule, got, rel)
+			}
+		}
+		if p.basename && p.match(parts[len(parts)-1:], isDir) != got {
+			t.Errorf("%q matches %q by more than its last name", rule, rel)
+		}
+	})
 }
