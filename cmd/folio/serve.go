@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +38,7 @@ what .gitignore, .ignore and .git/info/exclude exclude (nested files
 included, as git and ripgrep read them); --no-ignore shows it, and a file is
 read by its name either way.`,
 		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve)"},
+			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve); absolute, not ~ nor /"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
@@ -109,6 +111,11 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
 		return usage("--upstream-timeout must be positive")
 	}
+	for _, root := range o.roots {
+		if err := checkRoot(root); err != nil {
+			return usage("%v", err)
+		}
+	}
 	if err := o.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return usage("--log-level: %v", err)
 	}
@@ -127,6 +134,30 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		return usage("%v", err)
 	}
 	return o, nil
+}
+
+// checkRoot refuses a root that serves what nobody meant: a "~" no shell
+// expanded (a client's configuration has none), a relative root resolved
+// from / (where desktop clients start their servers), and / itself.
+func checkRoot(root string) error {
+	if root == "~" || strings.HasPrefix(root, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "/home/you"
+		}
+		return fmt.Errorf("--root %s: \"~\" is not expanded here (a shell expands it; a client's configuration does not): give the absolute path, %s", root, filepath.Join(home, strings.TrimPrefix(root, "~")))
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("--root %s: %v", root, err)
+	}
+	switch wd, _ := os.Getwd(); {
+	case !filepath.IsAbs(root) && wd == "/":
+		return fmt.Errorf("--root %s is relative, and the working directory is / (desktop clients start servers there): give the absolute path of the directory to serve", root)
+	case abs == "/":
+		return fmt.Errorf("--root %s would serve the whole machine: give the directory of the project", root)
+	}
+	return nil
 }
 
 func serveAction(c *cli.Context) error {

@@ -415,3 +415,40 @@ func TestToolsListOnTheWire(t *testing.T) {
 		t.Errorf("the tools/list answer is %d tokens on the wire; README.md says %d", n, want)
 	}
 }
+
+// TestServeRootMistakes: a root nobody meant is refused (exit 2) with
+// what to give instead: "~" that no shell expanded, a relative root
+// where a desktop client starts servers (/), and / itself; the same
+// relative root from a project directory serves.
+func TestServeRootMistakes(t *testing.T) {
+	run := func(dir string, root string) result {
+		cmd := exec.Command(folioBin, "serve", "--root", root)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "HOME=/home/alice")
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return result{stderr: errb.String(), code: code}
+	}
+	project := t.TempDir()
+	for _, tc := range []struct{ dir, root, want string }{
+		{project, "~/notes", "give the absolute path, /home/alice/notes"},
+		{"/", ".", "the working directory is / (desktop clients start servers there)"},
+		{"/", "docs", "the working directory is /"},
+		{project, "/", "would serve the whole machine"},
+		{"/tmp", "..", "would serve the whole machine"},
+	} {
+		if r := run(tc.dir, tc.root); r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("--root %s from %s: exit %d, %s", tc.root, tc.dir, r.code, r.stderr)
+		}
+	}
+	// From the project, "." is the project: it serves (stdin is empty, so
+	// it ends at once).
+	if r := run(project, "."); r.code != 0 {
+		t.Errorf("--root . from a project: exit %d, %s", r.code, r.stderr)
+	}
+}
