@@ -3,35 +3,36 @@ package cursor
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/folio-mcp/folio/toolerr"
 )
 
-// Errors returned by Codec.Decode.
+// Errors returned by Codec.Verify and Parse.
 var (
 	// ErrInvalid: the cursor is malformed, was changed, was signed by no
 	// key of the ring, or was issued for another URI or subject.
 	ErrInvalid = toolerr.NewKind(toolerr.CodeInvalidCursor, "invalid cursor", "the cursor is not valid for this file and caller (%v); pass next_cursor from the previous page unchanged, with the same uri, or restart without a cursor")
 	// ErrExpired: the cursor is genuine but older than the TTL.
 	ErrExpired = toolerr.NewKind(toolerr.CodeCursorExpired, "cursor expired", "the cursor has expired; restart the read without a cursor")
+	// ErrChanged: the cursor was issued for this URI and subject, but for
+	// another version of the file (its version hint says so).
+	ErrChanged = errors.New("the file changed since the cursor was issued")
 )
 
-// format is the first byte of every cursor of this layout.
-const format = 1
-
-// Layout of the raw cursor.
+// The fields of a cursor, least significant last: the offset takes the
+// bits above the others, as many as it needs, so that a cursor near a
+// file's start is shorter.
 const (
-	offFormat  = 0
-	offKeyID   = 1
-	offOffset  = 2  // 5 bytes, big endian: offsets below 1 TiB
-	offVersion = 7  // 16 bytes
-	offIssued  = 23 // 4 bytes, Unix seconds, big endian
-	offMAC     = 27 // 16 bytes
-	rawLen     = 43
+	minuteBits = 24 // minutes since epoch: until 2056
+	tagBits    = 16 // of the URI and subject
+	hintBits   = 16 // of the version
+	macBits    = 128
+	lowBits    = minuteBits + tagBits + hintBits + macBits
 
 	// MaxOffset is the largest offset a cursor can carry.
 	MaxOffset = 1<<40 - 1
@@ -39,11 +40,17 @@ const (
 	// fsview.VersionLen: reader puts fsview's Short version into a cursor,
 	// so the build fails when they differ.
 	VersionLen = 16
+	// MaxLen is the length of the longest cursor, at MaxOffset: digits of
+	// a number of 40 + lowBits bits.
+	MaxLen = 68
+
+	// format is in every MAC, so that a cursor of another layout never
+	// verifies.
+	format = 2
 )
 
-// EncodedLen is the length of every cursor string: rawLen bytes in
-// unpadded base64.
-const EncodedLen = (rawLen*8 + 5) / 6
+// epoch is minute 0 of a cursor's issue time.
+var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // State is what a cursor carries.
 type State struct {
@@ -51,8 +58,19 @@ type State struct {
 	Offset int64
 	// Version is the content version the offset belongs to.
 	Version [VersionLen]byte
-	// Issued is when the chain of cursors began (whole seconds).
+	// Issued is when the chain of cursors began (whole minutes).
 	Issued time.Time
+}
+
+// Claim is a cursor read but not verified: the offset it names, and what
+// Verify checks it by.
+type Claim struct {
+	// Offset is the byte offset the cursor names; trust it only once
+	// Verify says the cursor is genuine.
+	Offset    int64
+	minutes   uint32
+	tag, hint uint16
+	mac       [macBits / 8]byte
 }
 
 // Codec signs and verifies cursors with a key ring.
@@ -75,80 +93,131 @@ func NewCodec(ring *Ring, ttl time.Duration, now func() time.Time) *Codec {
 // Now is the codec's clock, for the issue time of a new chain.
 func (c *Codec) Now() time.Time { return c.now() }
 
-// Encode returns the cursor for st, bound to uri and subject.
+// Encode returns the cursor for st, bound to uri and subject: a decimal
+// number (digits tokenize densest: about ten bits a token), at most MaxLen
+// digits.
 func (c *Codec) Encode(st State, uri, subject string) (string, error) {
 	if st.Offset < 0 || st.Offset > MaxOffset {
 		return "", fmt.Errorf("cursor offset %d out of range", st.Offset)
 	}
-	secs := st.Issued.Unix()
-	if secs < 0 || secs > 1<<32-1 {
+	minutes := st.Issued.Sub(epoch) / time.Minute
+	if st.Issued.Before(epoch) || minutes >= 1<<minuteBits {
 		return "", fmt.Errorf("cursor issue time %v out of range", st.Issued)
 	}
 	k := c.ring.signer()
-	var raw [rawLen]byte
-	raw[offFormat] = format
-	raw[offKeyID] = k.id
-	putUint40(raw[offOffset:], uint64(st.Offset))
-	copy(raw[offVersion:], st.Version[:])
-	binary.BigEndian.PutUint32(raw[offIssued:], uint32(secs))
-	copy(raw[offMAC:], k.mac(raw[:offMAC], uri, subject))
-	return base64.RawURLEncoding.EncodeToString(raw[:]), nil
+	cl := Claim{Offset: st.Offset, minutes: uint32(minutes), tag: k.tag(uri, subject), hint: hintOf(st.Version)}
+	copy(cl.mac[:], k.mac(cl, st.Version, uri, subject))
+	n := new(big.Int).SetInt64(cl.Offset)
+	for _, f := range []struct {
+		bits uint
+		v    []byte
+	}{
+		{minuteBits, binary.BigEndian.AppendUint32(nil, cl.minutes)},
+		{tagBits, binary.BigEndian.AppendUint16(nil, cl.tag)},
+		{hintBits, binary.BigEndian.AppendUint16(nil, cl.hint)},
+		{macBits, cl.mac[:]},
+	} {
+		n.Lsh(n, f.bits).Or(n, new(big.Int).SetBytes(f.v))
+	}
+	return n.String(), nil
 }
 
-// Decode verifies s for uri and subject and returns its state. Any change
-// to s, or another uri or subject, is ErrInvalid; a genuine cursor older
-// than the TTL is ErrExpired.
-func (c *Codec) Decode(s, uri, subject string) (State, error) {
-	if len(s) != EncodedLen {
-		return State{}, fmt.Errorf("%w: wrong length", ErrInvalid)
+// Parse reads a cursor's fields, verifying nothing: Verify does, once the
+// version of the file at hand is known.
+func Parse(s string) (Claim, error) {
+	if len(s) == 0 || len(s) > MaxLen || s[0] == '0' {
+		return Claim{}, fmt.Errorf("%w: wrong length", ErrInvalid)
 	}
-	var raw [rawLen]byte
-	n, err := base64.RawURLEncoding.Strict().Decode(raw[:], []byte(s))
-	if err != nil || n != rawLen {
-		return State{}, fmt.Errorf("%w: not base64url", ErrInvalid)
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return Claim{}, fmt.Errorf("%w: not a cursor of digits", ErrInvalid)
+		}
 	}
-	if raw[offFormat] != format {
-		return State{}, fmt.Errorf("%w: unknown format", ErrInvalid)
+	n, _ := new(big.Int).SetString(s, 10)
+	if n.BitLen() > 40+lowBits {
+		return Claim{}, fmt.Errorf("%w: out of range", ErrInvalid)
 	}
+	var cl Claim
+	take := func(bits uint) *big.Int {
+		mask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1))
+		v := new(big.Int).And(n, mask)
+		n.Rsh(n, bits)
+		return v
+	}
+	take(macBits).FillBytes(cl.mac[:])
+	cl.hint = uint16(take(hintBits).Uint64())
+	cl.tag = uint16(take(tagBits).Uint64())
+	cl.minutes = uint32(take(minuteBits).Uint64())
+	cl.Offset = n.Int64()
+	return cl, nil
+}
+
+// Verify checks a parsed cursor against the file's current version, its
+// URI and the caller's subject, and returns its state: ErrInvalid for a
+// cursor changed, of another key, or for another URI or subject;
+// ErrChanged for one genuine but for another version; ErrExpired for one
+// older than the TTL.
+func (c *Codec) Verify(cl Claim, version [VersionLen]byte, uri, subject string) (State, error) {
 	ok := false
 	for _, k := range c.ring.keys {
-		if k.id == raw[offKeyID] && hmac.Equal(raw[offMAC:], k.mac(raw[:offMAC], uri, subject)) {
+		if hmac.Equal(cl.mac[:], k.mac(cl, version, uri, subject)) {
 			ok = true
 			break
 		}
 	}
 	if !ok {
+		// Not this version's: a cursor of this URI and subject (its tag
+		// says so) with another version's hint is one the file outgrew.
+		for _, k := range c.ring.keys {
+			if k.tag(uri, subject) == cl.tag && cl.hint != hintOf(version) {
+				return State{}, ErrChanged
+			}
+		}
 		return State{}, fmt.Errorf("%w: signature does not match", ErrInvalid)
 	}
-	st := State{
-		Offset: int64(uint40(raw[offOffset:])),
-		Issued: time.Unix(int64(binary.BigEndian.Uint32(raw[offIssued:])), 0),
-	}
-	copy(st.Version[:], raw[offVersion:])
+	st := State{Offset: cl.Offset, Version: version, Issued: epoch.Add(time.Duration(cl.minutes) * time.Minute)}
 	if c.ttl > 0 && c.now().Sub(st.Issued) > c.ttl {
 		return State{}, ErrExpired
 	}
 	return st, nil
 }
 
-// mac is the truncated HMAC-SHA256 of the cursor's fields, the URI and the
-// subject, each of the latter two prefixed with its length.
-func (k key) mac(fields []byte, uri, subject string) []byte {
+// hintOf is the version's first 16 bits: what tells a changed file from a
+// forged cursor (unauthenticated, it only chooses the error).
+func hintOf(v [VersionLen]byte) uint16 { return binary.BigEndian.Uint16(v[:]) }
+
+// mac is the truncated HMAC-SHA256 of the cursor's format and every field
+// (offset, issue minute, tag, hint), the whole version, the URI and the
+// subject, each of the latter two prefixed with its length: no bit of a
+// cursor can change and verify.
+func (k key) mac(cl Claim, version [VersionLen]byte, uri, subject string) []byte {
 	h := hmac.New(sha256.New, k.secret[:])
-	h.Write(fields)
+	var b [1 + 8 + 4 + 2 + 2]byte
+	b[0] = format
+	binary.BigEndian.PutUint64(b[1:], uint64(cl.Offset))
+	binary.BigEndian.PutUint32(b[9:], cl.minutes)
+	binary.BigEndian.PutUint16(b[13:], cl.tag)
+	binary.BigEndian.PutUint16(b[15:], cl.hint)
+	h.Write(b[:])
+	h.Write(version[:])
+	writeStrings(h, uri, subject)
+	return h.Sum(nil)[:macBits/8]
+}
+
+// tag is 16 bits of an HMAC of the URI and subject alone: what tells a
+// cursor of this file and caller (whose file changed) from another's.
+func (k key) tag(uri, subject string) uint16 {
+	h := hmac.New(sha256.New, k.secret[:])
+	h.Write([]byte("folio cursor tag\x00"))
+	writeStrings(h, uri, subject)
+	return binary.BigEndian.Uint16(h.Sum(nil))
+}
+
+func writeStrings(h interface{ Write([]byte) (int, error) }, ss ...string) {
 	var n [8]byte
-	for _, s := range []string{uri, subject} {
+	for _, s := range ss {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
-	return h.Sum(nil)[:rawLen-offMAC]
-}
-
-func putUint40(b []byte, v uint64) {
-	b[0], b[1], b[2], b[3], b[4] = byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-}
-
-func uint40(b []byte) uint64 {
-	return uint64(b[0])<<32 | uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4])
 }

@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/folio-mcp/folio/cursor"
@@ -74,7 +75,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if err := fsview.Reserve(ctx, read, min(read, pager.WindowBytes(r.counter, req.MaxTokens))); err != nil {
 		return pager.Page{}, toolerr.From(err)
 	}
-	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", window)
+	snap, st, err := r.snapshot(ctx, f, st, req, window)
 	if err != nil {
 		return pager.Page{}, err
 	}
@@ -109,7 +110,7 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if err != nil {
 		return err
 	}
-	snap, err := r.snapshot(ctx, f, st, req.Cursor != "", -1)
+	snap, st, err := r.snapshot(ctx, f, st, req, -1)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,8 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	}
 }
 
-// start resolves the name and reads the cursor, or starts a new chain.
+// start resolves the name and reads the cursor, or starts a new chain. A
+// cursor's offset is what it claims: snapshot verifies it.
 func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, error) {
 	f, err := r.fs.Regular(req.Name)
 	if err != nil {
@@ -147,29 +149,63 @@ func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, error) {
 	if req.Cursor == "" {
 		return f, cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}, nil
 	}
-	st, err := r.cursors.Decode(req.Cursor, f.URI, req.Subject)
+	cl, err := cursor.Parse(req.Cursor)
 	if err != nil {
 		return fsview.File{}, cursor.State{}, toolerr.From(err)
 	}
-	return f, st, nil
+	return f, cursor.State{Offset: cl.Offset}, nil
 }
 
-// snapshot reads the file at the cursor's offset and refuses a version
-// other than the cursor's.
-func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, continued bool, window int64) (*fsview.Snapshot, error) {
+// snapshot reads the file at st's offset; a read that continues a cursor
+// is then verified against the version read, the URI and the subject, and
+// its state is the cursor's. A version other than the cursor's is a
+// version_conflict.
+func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, req PageRequest, window int64) (*fsview.Snapshot, cursor.State, error) {
 	snap, err := r.fs.Snapshot(ctx, f, st.Offset, window)
-	if continued && errors.Is(err, fsview.ErrOffset) {
-		// The file shrank below the cursor: it changed.
-		return nil, conflict(f.URI, "")
+	if req.Cursor == "" {
+		if err != nil {
+			return nil, st, toolerr.From(err)
+		}
+		return snap, st, nil
+	}
+	if errors.Is(err, fsview.ErrOffset) {
+		// Past the end: a file that shrank, or a forged offset. The
+		// version of the file as it is tells them apart.
+		if snap, err = r.fs.Snapshot(ctx, f, 0, 0); err != nil {
+			return nil, st, toolerr.From(err)
+		}
+		_, err = r.verify(snap, req)
+		snap.Release()
+		if err == nil {
+			// Genuine, of this version, and past its end: no cursor
+			// folio issues.
+			err = toolerr.From(fmt.Errorf("%w: its offset is past the end of the file", cursor.ErrInvalid))
+		}
+		return nil, st, err
 	}
 	if err != nil {
-		return nil, toolerr.From(err)
+		return nil, st, toolerr.From(err)
 	}
-	if continued && snap.Version.Short() != st.Version {
+	if st, err = r.verify(snap, req); err != nil {
 		snap.Release()
-		return nil, conflict(f.URI, snap.Version.String())
+		return nil, st, err
 	}
-	return snap, nil
+	return snap, st, nil
+}
+
+// verify checks the request's cursor against the snapshot's version.
+func (r *Reader) verify(snap *fsview.Snapshot, req PageRequest) (cursor.State, error) {
+	cl, err := cursor.Parse(req.Cursor)
+	if err == nil {
+		var st cursor.State
+		if st, err = r.cursors.Verify(cl, snap.Version.Short(), snap.URI, req.Subject); err == nil {
+			return st, nil
+		}
+	}
+	if errors.Is(err, cursor.ErrChanged) {
+		return cursor.State{}, conflict(snap.URI, snap.Version.String())
+	}
+	return cursor.State{}, toolerr.From(err)
 }
 
 func conflict(uri, now string) *toolerr.Error {
