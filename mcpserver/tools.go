@@ -31,7 +31,7 @@ func (s *Server) addTools() {
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
 	pageForm := "{uri,content,version,has_more,next_cursor} as JSON"
 	if s.cfg.PageFormat == pager.Text {
-		pageForm = "in text: the content as it is, then a line [folio] uri=… version=… has_more=… next_cursor=…"
+		pageForm = "in text: the content as it is, then a line [folio] next_cursor=… ([folio] end version=… on the last page)"
 	}
 	s.readTool = &mcp.Tool{
 		Name:        wire.Read,
@@ -254,12 +254,13 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs) (*mcp
 	res := textResult(string(p.JSON))
 	res.Meta = mcp.Meta{wire.MetaTokens: p.Tokens, wire.MetaTokenizer: s.cfg.Counter.Name()}
 	if format == pager.Text {
-		d, err := p.Decode()
-		if err != nil {
-			return s.toolError(err)
+		// What the footer leaves out, for programs.
+		var next *string
+		if p.HasMore {
+			next = &p.NextCursor
 		}
-		res.Meta[wire.MetaURI], res.Meta[wire.MetaVersion], res.Meta[wire.MetaHasMore] = d.URI, d.Version, d.HasMore
-		res.Meta[wire.MetaNextCursor], res.Meta[wire.MetaContentBytes] = d.NextCursor, p.End
+		res.Meta[wire.MetaURI], res.Meta[wire.MetaVersion], res.Meta[wire.MetaHasMore] = p.URI, p.Version, p.HasMore
+		res.Meta[wire.MetaNextCursor], res.Meta[wire.MetaContentBytes] = next, p.End
 	}
 	return res, nil
 }

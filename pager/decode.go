@@ -66,58 +66,50 @@ func Decode(b []byte) (Decoded, error) {
 }
 
 // Decode parses the page as written in its format. A page in the Text
-// format must hold End bytes of content.
+// format must hold End bytes of content; its URI and version are the
+// page's own fields (its footer may hold the version, which must agree).
 func (p Page) Decode() (Decoded, error) {
 	if p.Format != Text {
 		return Decode(p.JSON)
 	}
 	d, err := DecodeText(p.JSON)
-	if err == nil && len(d.Content) != p.End {
+	switch {
+	case err != nil:
+	case len(d.Content) != p.End:
 		err = fmt.Errorf("the content is %d bytes, not the %d given", len(d.Content), p.End)
+	case d.Version != "" && p.Version != "" && d.Version != p.Version:
+		err = fmt.Errorf("the footer's version %s is not the page's %s", d.Version, p.Version)
+	}
+	d.URI = p.URI
+	if d.Version == "" {
+		d.Version = p.Version
 	}
 	return d, err
 }
 
 // DecodeText parses a page in the Text format: the content is all that
 // comes before the last newline that starts a footer line, which holds no
-// newline itself.
+// newline itself: "next_cursor=C" on a page with more, "end version=V" on
+// the last. The URI is not in the text, nor the version of a page with
+// more.
 func DecodeText(b []byte) (Decoded, error) {
 	var d Decoded
 	at := bytes.LastIndex(b, []byte(footerPrefix))
 	if at < 0 {
 		return d, errors.New("no [folio] footer line")
 	}
-	content, rest := b[:at], b[at+len(footerPrefix):]
+	content, rest := b[:at], string(b[at+len(footerPrefix):])
 	if !utf8.Valid(content) {
 		return d, errors.New("the content is not valid UTF-8")
 	}
 	d.Content = string(content)
-	fields := strings.Split(string(rest), " ")
-	if len(fields) != 4 {
-		return d, fmt.Errorf("not a footer line: %q", rest)
+	if v, ok := strings.CutPrefix(rest, "next_cursor="); ok && v != "" && !strings.ContainsAny(v, " \n") {
+		d.HasMore, d.NextCursor = true, &v
+		return d, nil
 	}
-	d.URI = fields[0]
-	for i, key := range []string{"version=", "has_more=", "next_cursor="} {
-		v, ok := strings.CutPrefix(fields[i+1], key)
-		if !ok || v == "" {
-			return d, fmt.Errorf("footer: want %s, found %q", key, fields[i+1])
-		}
-		switch key {
-		case "version=":
-			d.Version = v
-		case "has_more=":
-			if v != "true" && v != "false" {
-				return d, fmt.Errorf("footer: has_more=%s", v)
-			}
-			d.HasMore = v == "true"
-		case "next_cursor=":
-			if v != "null" {
-				d.NextCursor = &v
-			}
-		}
+	if v, ok := strings.CutPrefix(rest, "end version="); ok && v != "" && !strings.ContainsAny(v, " \n") {
+		d.Version = v
+		return d, nil
 	}
-	if d.HasMore == (d.NextCursor == nil) {
-		return d, fmt.Errorf("has_more %v with next_cursor %v", d.HasMore, d.NextCursor)
-	}
-	return d, nil
+	return d, fmt.Errorf("not a footer line: %q", rest)
 }

@@ -49,7 +49,8 @@ const (
 	// JSON is the page contract's JSON object.
 	JSON Format = iota
 	// Text is the content as it is, a newline, and one footer line with
-	// the uri, version, has_more and next_cursor (see DecodeText).
+	// the next_cursor, or on the last page "end" and the version (see
+	// DecodeText).
 	Text
 )
 
@@ -102,6 +103,9 @@ type Page struct {
 	HasMore bool
 	// NextCursor is the cursor in the page, empty when HasMore is false.
 	NextCursor string
+	// URI and Version are the page's, as in the JSON format's object:
+	// in the Text format they are not all in the text.
+	URI, Version string
 }
 
 // WindowBytes is how many bytes of text a page of maxTokens can never
@@ -491,7 +495,7 @@ func (f *fitter) appendTail(b []byte, end int) []byte {
 func (f *fitter) appendTailWith(b []byte, cursor string) []byte {
 	switch {
 	case f.req.Format == Text:
-		return appendFooter(b, f.req.URI, f.req.Version, cursor)
+		return appendFooter(b, f.req.Version, cursor)
 	case cursor == "":
 		return appendFinalTail(b, f.req.Version)
 	}
@@ -537,7 +541,7 @@ func (f *fitter) serialize(end int) Page {
 	b := make([]byte, 0, len(f.head)+end+end/8+200)
 	b = append(b, f.head...)
 	b = f.appendContent(b, f.w[:end])
-	p := Page{End: end, Format: f.req.Format}
+	p := Page{End: end, Format: f.req.Format, URI: f.req.URI, Version: f.req.Version}
 	if !(end == len(f.w) && f.req.EOF) {
 		p.HasMore = true
 		p.NextCursor = f.req.Cursor(end)
@@ -654,22 +658,22 @@ func appendMoreTail(b []byte, version, cursor string) []byte {
 }
 
 // appendFooter appends the newline and the footer line that end a page in
-// the Text format; an empty cursor is the last page's.
-func appendFooter(b []byte, uri, version, cursor string) []byte {
+// the Text format: what the model needs of it, no more (the rest is in the
+// result's _meta). A page with more names its next_cursor; the last page
+// says "end" and the version of what was read.
+func appendFooter(b []byte, version, cursor string) []byte {
 	b = append(b, footerPrefix...)
-	b = append(b, uri...)
-	b = append(b, " version="...)
-	b = append(b, version...)
 	if cursor == "" {
-		return append(b, " has_more=false next_cursor=null"...)
+		b = append(b, "end version="...)
+		return append(b, version...)
 	}
-	b = append(b, " has_more=true next_cursor="...)
+	b = append(b, "next_cursor="...)
 	return append(b, cursor...)
 }
 
 // footerPrefix ends the content of a page in the Text format and starts
 // its footer line.
-const footerPrefix = "\n[folio] uri="
+const footerPrefix = "\n[folio] "
 
 // appendFinalTail appends what follows the content of a file's last page.
 func appendFinalTail(b []byte, version string) []byte {

@@ -154,6 +154,10 @@ func PageOf(text []byte, meta mcp.Meta) (pager.Page, error) {
 		return p, fmt.Errorf("%w: %v", ErrNotAPage, err)
 	}
 	p.Format, p.End = pager.Text, n
+	// The footer names neither the URI nor, but on the last page, the
+	// version: _meta does.
+	p.URI, _ = meta[wire.MetaURI].(string)
+	p.Version, _ = meta[wire.MetaVersion].(string)
 	return p, nil
 }
 
