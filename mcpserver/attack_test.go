@@ -413,7 +413,7 @@ func TestTrickledBody(t *testing.T) {
 // was narrowed is not found after, even in the same session.
 func TestHandleAfterNarrowing(t *testing.T) {
 	e := newEnv(t)
-	for i := range 300 {
+	for i := range 600 {
 		e.write(t, fmt.Sprintf("private/secret-%03d.md", i), "SECRET line\n")
 	}
 	e.write(t, "docs/a.md", "public\n")

@@ -2,14 +2,18 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/wire"
 )
 
-const grepDescription = `Search the text files under the served roots for a regular expression (RE2 syntax, per line). Answers {"matches":[{"uri","line","text"}],"files_searched","truncated"}; lines count from 1, and context lines carry "context":true.`
+const grepDescription = `Search the text files under the served roots for a regular expression (RE2 syntax, per line). Answers as ripgrep --heading -n does: each file's path (as read takes it) once, then its lines "N:text" (a match) and "N-text" (context), "--" between groups of context; lines over 2000 characters are cut. A last line [folio] says when the answer was cut short or nothing matched. A large answer folds into a handle for result_query.`
 
 func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a wire.GrepArgs
@@ -39,9 +43,88 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return s.toolError(err)
 	}
-	b, err := marshalCompact(out)
-	if err != nil {
-		return s.toolError(err)
+	text, matches := grepText(out, o.Context > 0)
+	if s.cfg.Fold != nil && len(text) > s.cfg.Fold.Threshold() {
+		if _, ok := s.callOwner(ctx, req); ok {
+			// Too large to send whole: its JSON folds (see foldOwn), and
+			// result_query reads it in parts.
+			b, err := marshalCompact(out)
+			if err != nil {
+				return s.toolError(err)
+			}
+			return textResult(string(b)), nil
+		}
 	}
-	return textResult(string(b)), nil
+	res := textResult(text)
+	res.Meta = mcp.Meta{wire.MetaMatches: matches, wire.MetaFilesSearched: out.FilesSearched, wire.MetaTruncated: out.Truncated}
+	return res, nil
+}
+
+// grepPath is a path as a grep answer names it: as it is, but quoted as a
+// JSON string when it holds a control character (a newline in a name
+// could pass for lines of the answer) or is empty.
+func grepPath(p string) string {
+	if p == "" || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return quote(p)
+	}
+	return p
+}
+
+// grepText writes a search's answer as ripgrep --heading -n writes its
+// output, which models read best and which costs the fewest tokens: each
+// file's path once, its lines "N:text" (a match) and "N-text" (context),
+// "--" between groups of context that do not touch, a blank line between
+// files; lines
+// over reader.MaxLineChars cut as line reads cut them. A [folio] line
+// follows only when there is something to say: the answer was cut short,
+// lines were cut, nothing matched, or the glob matched no file. It returns
+// the text and the number of matching lines.
+func grepText(out search.Result, groups bool) (string, int) {
+	var b strings.Builder
+	path, last, matches := "", 0, 0
+	var cut *search.Line
+	for i, l := range out.Matches {
+		if l.Path != path {
+			if path != "" {
+				b.WriteByte('\n')
+			}
+			b.WriteString(grepPath(l.Path))
+			b.WriteByte('\n')
+			path, last = l.Path, 0
+		} else if groups && l.Line > last+1 {
+			b.WriteString("--\n")
+		}
+		b.WriteString(strconv.Itoa(l.Line))
+		if l.Context {
+			b.WriteByte('-')
+		} else {
+			b.WriteByte(':')
+			matches++
+		}
+		line, wasCut := reader.CutLine([]byte(l.Text), reader.MaxLineChars)
+		if wasCut && cut == nil {
+			cut = &out.Matches[i]
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+		last = l.Line
+	}
+	var notes []string
+	switch {
+	case out.Truncated:
+		notes = append(notes, fmt.Sprintf("%s (%d files searched)", out.Note, out.FilesSearched))
+	case len(out.Matches) == 0 && out.Note == "":
+		notes = append(notes, fmt.Sprintf("no matches in %d files searched", out.FilesSearched))
+	case out.Note != "":
+		notes = append(notes, out.Note)
+	}
+	if cut != nil {
+		notes = append(notes, fmt.Sprintf(`lines over %d characters were cut: read one whole with read {"uri":%s,"line":%d,"max_tokens":2000}`, reader.MaxLineChars, quote(cut.Path), cut.Line))
+	}
+	for _, n := range notes {
+		b.WriteString("[folio] ")
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	return b.String(), matches
 }

@@ -141,7 +141,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 		line := b[pos:end]
 		pos = end
 		if req.MaxLineChars > 0 && len(line) > req.MaxLineChars {
-			if cut, ok := cutLine(line, req.MaxLineChars); ok {
+			if cut, ok := CutLine(line, req.MaxLineChars); ok {
 				line = cut
 				l.Cut = append(l.Cut, l.First+i)
 			}
@@ -236,9 +236,9 @@ func lineStart(b []byte, i int) int {
 	return pos
 }
 
-// cutLine cuts line after max code points and marks the cut, keeping the
+// CutLine cuts line after max code points and marks the cut, keeping the
 // line's ending; ok is false when the line is not longer than that.
-func cutLine(line []byte, max int) (cut []byte, ok bool) {
+func CutLine(line []byte, max int) (cut []byte, ok bool) {
 	body := line
 	ending := ""
 	if bytes.HasSuffix(body, []byte("\r\n")) {

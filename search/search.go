@@ -65,7 +65,9 @@ type Result struct {
 
 // Line is a matching line, or a line of context around one.
 type Line struct {
-	URI string `json:"uri"`
+	// Path names the file as read takes it: relative to the first root,
+	// or absolute in another root.
+	Path string `json:"path"`
 	// Line counts from 1.
 	Line    int    `json:"line"`
 	Text    string `json:"text"`
@@ -199,7 +201,7 @@ func (g *Searcher) single(ctx context.Context, fs *fsview.FS, name string, out *
 		return err
 	}
 	defer snap.Release()
-	out.add(g, g.file(ctx, f.URI, snap.Window))
+	out.add(g, g.file(ctx, pathOf(fs, f), snap.Window))
 	return ctx.Err()
 }
 
@@ -249,7 +251,7 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 		wg.Go(func() {
 			for j := range jobs {
 				if snap, err := fs.Snapshot(ctx, j.f, 0, -1); err == nil {
-					j.hits = g.file(ctx, j.f.URI, snap.Window)
+					j.hits = g.file(ctx, pathOf(fs, j.f), snap.Window)
 					snap.Release()
 				}
 				close(j.done)
@@ -338,7 +340,7 @@ func (c *collected) result() Result {
 
 // lineBytes bounds the size of a line in the answer's JSON from above.
 func lineBytes(l Line) int {
-	return len(`{"uri":"","line":,"text":"","context":true},`) + 20 + JSONLen(l.URI) + JSONLen(l.Text)
+	return len(`{"path":"","line":,"text":"","context":true},`) + 20 + JSONLen(l.Path) + JSONLen(l.Text)
 }
 
 // JSONLen bounds from above the length of s as the contents of a JSON
@@ -366,13 +368,13 @@ const chunkBytes = 64 << 10
 // file searches one file's text, stopping once it has found more than the
 // match limit, its lines would pass the byte limit, or ctx ends (then it
 // gives what it found so far).
-func (g *Searcher) file(ctx context.Context, uri string, text []byte) *fileHits {
+func (g *Searcher) file(ctx context.Context, path string, text []byte) *fileHits {
 	h := &fileHits{}
 	last := 0             // the last line given, so that context lines are not repeated
 	after := 0            // context lines still to give after a match
 	var before []heldLine // the lines before the current one, up to context
 	give := func(n int, text []byte, context bool, group int) {
-		l := Line{URI: uri, Line: n, Text: string(text), Context: context}
+		l := Line{Path: path, Line: n, Text: string(text), Context: context}
 		h.lines = append(h.lines, l)
 		h.groups = append(h.groups, group)
 		h.bytes += lineBytes(l)
@@ -415,6 +417,15 @@ func (g *Searcher) file(ctx context.Context, uri string, text []byte) *fileHits 
 		}
 	}
 	return h
+}
+
+// pathOf names f as read takes it: relative to the first root, which
+// relative names resolve against, else absolute.
+func pathOf(fs *fsview.FS, f fsview.File) string {
+	if f.RootURI() == fsview.URI(fs.Roots()[0]) {
+		return f.Rel
+	}
+	return f.Path
 }
 
 // heldLine is a line kept for the context before a match.

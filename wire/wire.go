@@ -36,6 +36,12 @@ const (
 	// offset that continues a line read (0 at the end).
 	MetaTotalLines = "folio/total_lines"
 	MetaNextOffset = "folio/next_offset"
+	// MetaMatches, MetaFilesSearched, MetaTruncated: of a grep answer
+	// given as text, its matching lines, the files searched, and whether
+	// a limit cut it short.
+	MetaMatches       = "folio/matches"
+	MetaFilesSearched = "folio/files_searched"
+	MetaTruncated     = "folio/truncated"
 	// MetaResultHandle is the _meta key of a folded answer: {handle, uri,
 	// bytes, ttlSeconds}.
 	MetaResultHandle = "folio/result-handle"
