@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,18 +112,22 @@ func TestAgentHabits(t *testing.T) {
 
 	// grep → read: the line grep reports is the line read gives, by offset
 	// and as the first page's first line.
-	var g struct {
-		Matches []struct {
-			URI  string `json:"uri"`
-			Line int    `json:"line"`
-			Text string `json:"text"`
-		} `json:"matches"`
-	}
 	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "request=12345 ", "path": "app.log"})
-	if err := json.Unmarshal([]byte(mcptest.Text(res)), &g); err != nil || len(g.Matches) != 1 {
-		t.Fatalf("grep: %v %+v", err, g)
+	// One file, one match: "app.log", then "N:text".
+	lines = strings.Split(strings.TrimSuffix(mcptest.Text(res), "\n"), "\n")
+	if len(lines) != 2 || lines[0] != "app.log" {
+		t.Fatalf("grep: %q", lines)
 	}
-	hit := g.Matches[0]
+	num, text, _ := strings.Cut(lines[1], ":")
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		t.Fatalf("grep: %q", lines)
+	}
+	hit := struct {
+		URI  string
+		Line int
+		Text string
+	}{lines[0], n, text}
 	byOffset := readLines(t, cs, map[string]any{"uri": hit.URI, "offset": hit.Line, "limit": 1})
 	if strings.TrimSuffix(byOffset.lines, "\n") != hit.Text {
 		t.Fatalf("grep says line %d is %q; read gives %q", hit.Line, hit.Text, byOffset.lines)
@@ -155,7 +160,7 @@ func TestAgentHabits(t *testing.T) {
 		t.Fatalf("list glob relative to uri: %s", text)
 	}
 	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
-	if text := mcptest.Text(res); strings.Count(text, `"line":`) != 2 {
+	if text := mcptest.Text(res); text != "net/http/server.go\n3:func Serve() {}\n6:func ListenAndServe() {}\n" {
 		t.Fatalf("grep glob relative to path: %s", text)
 	}
 
@@ -200,7 +205,7 @@ func TestServeIgnoreFiles(t *testing.T) {
 			t.Errorf("%v: list shows %d files: %s", tc.flags, got, text)
 		}
 		text = mcptest.Text(mcptest.Call(t, cs, "grep", map[string]any{"pattern": "needle"}))
-		if got := strings.Count(text, `"line":`); got != tc.want {
+		if got := strings.Count(text, "1:"); got != tc.want {
 			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
 		}
 		if a := readLines(t, cs, map[string]any{"uri": "gen/out.go"}); a.lines != "package gen // needle\n" {
