@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,4 +236,63 @@ func TestGrepLongLinesAndOddNames(t *testing.T) {
 	if page.isError || !strings.Contains(page.text, "var a=1;needle;") {
 		t.Errorf("the call the note gives: %.300s", page.text)
 	}
+}
+
+// TestGlobsAgreeWithRipgrep: list's and grep's globs pick the files
+// ripgrep's -g picks, in a copy of Go's net/http: a glob without "/"
+// matches names at any depth, one with "/" paths relative to the
+// directory ("/*.go" its own files only).
+func TestGlobsAgreeWithRipgrep(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		if os.Getenv("FOLIO_REQUIRE_RIPGREP") != "" {
+			t.Fatalf("rg is required (FOLIO_REQUIRE_RIPGREP is set): %v", err)
+		}
+		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
+	}
+	e := newEnv(t)
+	if err := os.CopyFS(e.dir, os.DirFS(mcptest.GoSource(t, "net", "http"))); err != nil {
+		t.Fatal(err)
+	}
+	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
+	for _, glob := range []string{"*.go", "*_test.go", "cgi/*.go", "/*.go", "**/testdata/*", "httptest/*", "*.{go,txt}", "[a-c]*.go"} {
+		cmd := exec.Command(rg, "--files", "--sort", "path", "-g", glob)
+		cmd.Dir = e.dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("rg --files -g %s: %v", glob, err)
+		}
+		want := strings.Fields(string(out))
+		var l wire.Listing
+		json.Unmarshal([]byte(call(t, cs, "list", map[string]any{"recursive": true, "glob": glob}).text), &l)
+		var listed []string
+		for _, en := range l.Entries {
+			if en.Type == "file" {
+				listed = append(listed, en.Path)
+			}
+		}
+		if !slices.Equal(listed, want) {
+			t.Errorf("list -g %s: %d files, ripgrep %d:\nonly folio %v\nonly ripgrep %v", glob, len(listed), len(want), minus(listed, want), minus(want, listed))
+		}
+		g := grepResult(t, call(t, cs, "grep", map[string]any{"pattern": "no such text zq", "glob": glob}))
+		if g.FilesSearched != len(want) {
+			t.Errorf("grep -g %s searched %d files, ripgrep has %d", glob, g.FilesSearched, len(want))
+		}
+	}
+	// A glob that matches nothing says what it was matched against.
+	r := grepResult(t, call(t, cs, "grep", map[string]any{"pattern": "x", "glob": "*.rs"}))
+	if !strings.Contains(r.Note, `matched none of the`) || !strings.Contains(r.Note, "names at any depth") {
+		t.Errorf("a glob that matched nothing: %q", r.Note)
+	}
+}
+
+// minus is what a holds that b does not.
+func minus(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

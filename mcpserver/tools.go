@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
@@ -301,8 +300,13 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(toolerr.Invalid("max_entries must be between 1 and %d", wire.MaxEntriesLimit)), nil
 	case depth < 0:
 		return errorResult(toolerr.Invalid("max_depth must be 0 (no limit) or more")), nil
-	case a.Glob != "" && !doublestar.ValidatePattern(a.Glob):
-		return errorResult(toolerr.Invalid("glob %q is not a valid doublestar pattern", a.Glob)), nil
+	}
+	var glob fsview.Glob
+	if a.Glob != "" {
+		var err error
+		if glob, err = fsview.ParseGlob(a.Glob); err != nil {
+			return s.toolError(err)
+		}
 	}
 	c, err := s.caller(ctx)
 	if err != nil {
@@ -327,7 +331,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth}, func(f fsview.File) error {
 		seen++
 		if a.Glob != "" {
-			if ok, _ := doublestar.Match(a.Glob, f.RelTo(d)); !ok {
+			if !glob.Match(f.RelTo(d)) {
 				return nil
 			}
 		}
@@ -356,7 +360,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
-		out.Note = fmt.Sprintf("the glob %q matched none of the %d entries under %s: globs match paths relative to the directory listed", a.Glob, seen, d.URI)
+		out.Note = glob.Missed(seen, "entries", d.URI)
 	}
 	b, err := marshalCompact(out)
 	if err != nil {

@@ -18,8 +18,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -154,14 +152,18 @@ func New(o Options) (*Searcher, error) {
 }
 
 // Search searches the file or the directory path (a name as fsview's
-// Resolve takes it); glob, a doublestar glob over paths relative to that
-// directory, narrows its files. Files that are not text or are over
+// Resolve takes it); glob (see fsview.Glob) narrows a directory's files. Files that are not text or are over
 // the size cap are skipped in a directory, and an error when named. At the
 // match limit, the byte limit or the time budget the search stops and
 // answers what it found, truncated, with a note that says why.
 func (g *Searcher) Search(ctx context.Context, fs *fsview.FS, path, glob string) (Result, error) {
-	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return Result{}, toolerr.Invalid("glob %q is not a valid doublestar pattern", glob)
+	var narrow *fsview.Glob
+	if glob != "" {
+		parsed, err := fsview.ParseGlob(glob)
+		if err != nil {
+			return Result{}, err
+		}
+		narrow = &parsed
 	}
 	start, err := fs.Resolve(path)
 	if err != nil {
@@ -176,7 +178,7 @@ func (g *Searcher) Search(ctx context.Context, fs *fsview.FS, path, glob string)
 	defer cancel()
 	var out collected
 	if start.IsDir() {
-		err = g.tree(search, fs, start, glob, &out)
+		err = g.tree(search, fs, start, narrow, &out)
 	} else {
 		err = g.single(search, fs, path, &out)
 	}
@@ -214,7 +216,7 @@ type fileJob struct {
 
 // tree searches the visible text files under dir, several at once, and
 // gathers their matches in walk order into out.
-func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glob string, out *collected) error {
+func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glob *fsview.Glob, out *collected) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := runtime.GOMAXPROCS(0)
@@ -230,10 +232,8 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 				return nil // hidden: denied, or a symlink that leads out
 			}
 			files++
-			if glob != "" {
-				if ok, _ := doublestar.Match(glob, f.RelTo(dir)); !ok {
-					return nil
-				}
+			if glob != nil && !glob.Match(f.RelTo(dir)) {
+				return nil
 			}
 			matched++
 			j := &fileJob{f: f, done: make(chan struct{})}
@@ -278,8 +278,8 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	if err := ctx.Err(); err != nil && !errors.Is(context.Cause(ctx), errFull) {
 		return err
 	}
-	if glob != "" && matched == 0 && files > 0 && !out.Truncated {
-		out.Note = fmt.Sprintf("the glob %q matched none of the %d files under %s: globs match paths relative to the path searched", glob, files, dir.URI)
+	if glob != nil && matched == 0 && files > 0 && !out.Truncated {
+		out.Note = glob.Missed(files, "files", dir.URI)
 	}
 	return nil
 }
