@@ -13,7 +13,7 @@ import (
 	"github.com/folio-mcp/folio/wire"
 )
 
-const grepDescription = `Search the text files under the served roots for a regular expression (RE2 syntax, per line). Answers as ripgrep --heading -n does: each file's path (as read takes it) once, then its lines "N:text" (a match) and "N-text" (context), "--" between groups of context; lines over 2000 characters are cut. A last line [folio] says when the answer was cut short or nothing matched. A large answer folds into a handle for result_query.`
+const grepDescription = `Search text files under the served roots, an RE2 regular expression per line. Answers as rg --heading -n: a file's path once, then "N:line" (a match) and "N-line" (context); lines over 2000 characters are cut. A [folio] line says when it stopped short or found nothing. A large answer folds into a handle for result_query.`
 
 func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a wire.GrepArgs

@@ -112,7 +112,7 @@ type ListArgs struct {
 	URI        string `json:"uri,omitempty" jsonschema:"directory"`
 	Recursive  bool   `json:"recursive,omitempty"`
 	MaxDepth   *int   `json:"max_depth,omitempty" jsonschema:"levels when recursive, 0 for all"`
-	Glob       string `json:"glob,omitempty" jsonschema:"without /, matches names at any depth (*.go); with /, paths relative to uri"`
+	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under uri"`
 	MaxEntries *int   `json:"max_entries,omitempty"`
 }
 
@@ -140,7 +140,7 @@ type Entry struct {
 type GrepArgs struct {
 	Pattern    string `json:"pattern"`
 	Path       string `json:"path,omitempty" jsonschema:"file or directory, default the first root"`
-	Glob       string `json:"glob,omitempty" jsonschema:"without /, matches names at any depth (*.go); with /, paths relative to path"`
+	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under path"`
 	Literal    bool   `json:"literal,omitempty" jsonschema:"pattern is plain text"`
 	IgnoreCase bool   `json:"ignore_case,omitempty"`
 	Context    *int   `json:"context,omitempty" jsonschema:"lines before and after each match"`
