@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -76,6 +77,7 @@ type FS struct {
 type root struct {
 	path  string // absolute, symlinks resolved: the canonical prefix
 	alias string // absolute as given, when it differs from path
+	uri   string // URI(path)
 	fd    int    // the root directory, open
 }
 
@@ -109,7 +111,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 			v.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		rt := &root{path: real, fd: fd}
+		rt := &root{path: real, uri: URI(real), fd: fd}
 		if abs != real {
 			rt.alias = abs
 		}
@@ -141,6 +143,30 @@ func (v *FS) Roots() []string {
 		out[i] = r.path
 	}
 	return out
+}
+
+// Name is f as a read takes it: its path relative to its root in the
+// first root, which relative names resolve against, else its absolute
+// path.
+func (v *FS) Name(f File) string {
+	if f.root == v.roots[0] {
+		return f.Rel
+	}
+	return f.Path
+}
+
+// NameIn is the path rel of the root whose URI is rootURI as a read takes
+// it, as Name gives it.
+func (v *FS) NameIn(rootURI, rel string) string {
+	for i, r := range v.roots {
+		if r.uri == rootURI {
+			if i == 0 {
+				return rel
+			}
+			return path.Join(r.path, rel)
+		}
+	}
+	return rel
 }
 
 // Close releases the roots. Closing a view does nothing.

@@ -302,7 +302,7 @@ func TestWalk(t *testing.T) {
 	rootDir, _ := tree(t)
 	v := open(t, Options{Deny: DefaultDeny()}, rootDir)
 	var files, hidden []string
-	err := v.Walk(context.Background(), ".", func(f File, err error) error {
+	err := v.Walk(context.Background(), ".", nil, func(f File, err error) error {
 		if err != nil {
 			hidden = append(hidden, err.Error())
 			return nil

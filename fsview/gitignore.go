@@ -29,6 +29,9 @@ type ignorePattern struct {
 	// rule ends in "/**"); prefix is the glob of that directory.
 	inside bool
 	prefix string
+	// file is the ignore file the rule is in, relative to the root, and
+	// rule the rule as written: what a walk tells of what it left out.
+	file, rule string
 }
 
 // utf8BOM may open an ignore file; it is not part of the first rule.
@@ -37,11 +40,12 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // parsePatterns parses an ignore file's lines as git does: a byte order
 // mark is dropped, blank lines and comments are skipped, trailing spaces
 // are cut unless escaped, and a rule that is not a valid glob is skipped.
-func parsePatterns(b []byte, domain []string) []ignorePattern {
+func parsePatterns(b []byte, domain []string, file string) []ignorePattern {
 	b = bytes.TrimPrefix(b, utf8BOM)
 	var ps []ignorePattern
 	for line := range bytes.SplitSeq(b, []byte("\n")) {
 		if p, ok := parsePattern(string(bytes.TrimSuffix(line, []byte("\r"))), domain); ok {
+			p.file = file
 			ps = append(ps, p)
 		}
 	}
@@ -56,7 +60,7 @@ func parsePattern(line string, domain []string) (ignorePattern, bool) {
 	if line == "" || line[0] == '#' {
 		return ignorePattern{}, false
 	}
-	p := ignorePattern{domain: domain}
+	p := ignorePattern{domain: domain, rule: line}
 	if line[0] == '!' {
 		p.negate, line = true, line[1:]
 	}

@@ -1,10 +1,12 @@
 package fsview
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,19 +23,36 @@ const maxIgnoreFileBytes = 1 << 20
 // decides, as in git.
 type ignoreRules []ignorePattern
 
-// ignores reports whether the rules exclude the resolved path rel itself
-// (what is inside an excluded directory is not walked).
-func (r ignoreRules) ignores(rel string, isDir bool) bool {
+// ignoredBy is the rule that excludes the resolved path rel itself (what
+// is inside an excluded directory is not walked), or nil.
+func (r ignoreRules) ignoredBy(rel string, isDir bool) *ignorePattern {
 	if len(r) == 0 {
-		return false
+		return nil
 	}
 	parts := split(rel)
 	for i := len(r) - 1; i >= 0; i-- {
 		if r[i].match(parts, isDir) {
-			return !r[i].negate
+			if r[i].negate {
+				return nil
+			}
+			return &r[i]
 		}
 	}
-	return false
+	return nil
+}
+
+// Skip is what a walk left out because an ignore file excludes it.
+type Skip struct {
+	// Rel is its path relative to its root.
+	Rel string
+	Dir bool
+	// File is the ignore file, relative to the root (".gitignore",
+	// "sub/.ignore", ".git/info/exclude"), and Rule its rule as written.
+	File, Rule string
+}
+
+func (p *ignorePattern) skip(rel string, isDir bool) Skip {
+	return Skip{Rel: rel, Dir: isDir, File: p.file, Rule: p.rule}
 }
 
 // Ignored reports whether walks skip the absolute path abs (a directory
@@ -41,17 +60,29 @@ func (r ignoreRules) ignores(rel string, isDir bool) bool {
 // A path outside every root, or one whose directories cannot be opened, is
 // not ignored.
 func (v *FS) Ignored(abs string, isDir bool) bool {
+	_, ignored := v.IgnoredBy(abs, isDir)
+	return ignored
+}
+
+// IgnoredBy is why walks skip the absolute path abs, as Ignored says they
+// do: the path (abs or a directory above it) and the rule that excludes
+// it.
+func (v *FS) IgnoredBy(abs string, isDir bool) (Skip, bool) {
 	r, rel, ok := v.rootOf(abs)
 	parts := split(rel)
 	if v.opt.NoIgnore || !ok || len(parts) == 0 {
-		return false
+		return Skip{}, false
 	}
+	var by Skip
 	ignored := false
 	v.descend(r, parts[:len(parts)-1], func(i int, rules ignoreRules) bool {
-		ignored = rules.ignores(path.Join(parts[:i+1]...), i < len(parts)-1 || isDir)
+		p, dir := path.Join(parts[:i+1]...), i < len(parts)-1 || isDir
+		if rule := rules.ignoredBy(p, dir); rule != nil {
+			by, ignored = rule.skip(p, dir), true
+		}
 		return ignored
 	})
-	return ignored
+	return by, ignored
 }
 
 // rulesAbove gathers the rules that apply inside the directory d from the
@@ -96,10 +127,10 @@ func (v *FS) dirRules(dir int, rel string, above ignoreRules) ignoreRules {
 	domain := split(rel)
 	rules := slices.Clip(above)
 	if exclude := readSmall(dir, ".git", "info", "exclude"); exclude != nil {
-		rules = append(parsePatterns(exclude, domain), rules...)
+		rules = append(parsePatterns(exclude, domain, path.Join(rel, ".git/info/exclude")), rules...)
 	}
 	for _, name := range ignoreFiles {
-		rules = append(rules, parsePatterns(readSmall(dir, name), domain)...)
+		rules = append(rules, parsePatterns(readSmall(dir, name), domain, path.Join(rel, name))...)
 	}
 	return rules
 }
@@ -132,4 +163,39 @@ func readSmall(dir int, names ...string) []byte {
 		return nil
 	}
 	return b
+}
+
+// maxSkipsNamed is how many skipped paths SkipNote names.
+const maxSkipsNamed = 5
+
+// SkipNote tells what a listing or a search left out because ignore files
+// exclude it: the first paths (directories ending in "/") with the rule
+// and file of each, what became of them, and what to do.
+func SkipNote(skips []Skip, what, todo string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ignored %s %s (", len(skips), plural(len(skips), "path", "paths"), what)
+	for i, s := range skips {
+		if i == maxSkipsNamed {
+			fmt.Fprintf(&b, ", %d more", len(skips)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.Rel)
+		if s.Dir {
+			b.WriteByte('/')
+		}
+		fmt.Fprintf(&b, " by %s %q", s.File, s.Rule)
+	}
+	b.WriteString("): ")
+	b.WriteString(todo)
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

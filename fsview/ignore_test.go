@@ -139,7 +139,7 @@ func TestIgnoreFilesAgreeWithGit(t *testing.T) {
 	}
 	defer v.Close()
 	var sub []string
-	v.Walk(context.Background(), "sub", func(f File, err error) error {
+	v.Walk(context.Background(), "sub", nil, func(f File, err error) error {
 		if err == nil {
 			sub = append(sub, f.Rel)
 		}

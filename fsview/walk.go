@@ -16,8 +16,9 @@ import (
 // error that hides it (ErrNotFound for a denied name or a symlink that
 // leads out). Denied directories are not entered, and symlinks to
 // directories are not followed. What the ignore files exclude is skipped
-// without a word (see Options.NoIgnore). An error from fn stops the walk.
-func (v *FS) Walk(ctx context.Context, dir string, fn func(File, error) error) error {
+// (see Options.NoIgnore) and given to skipped, when not nil; dir itself is
+// walked, ignored or not. An error from fn stops the walk.
+func (v *FS) Walk(ctx context.Context, dir string, skipped func(Skip), fn func(File, error) error) error {
 	d, err := v.Resolve(dir)
 	if err != nil {
 		return err
@@ -25,7 +26,7 @@ func (v *FS) Walk(ctx context.Context, dir string, fn func(File, error) error) e
 	if !d.IsDir() {
 		return fn(v.Regular(dir))
 	}
-	return v.walk(ctx, d, walkOptions{}, fn)
+	return v.walk(ctx, d, walkOptions{skipped: skipped}, fn)
 }
 
 // ListOptions shape a List.
@@ -36,6 +37,9 @@ type ListOptions struct {
 	// After, a path relative to the directory's root, starts the listing
 	// after that entry (in List's order), to resume a listing cut short.
 	After string
+	// Skipped, when not nil, is given each entry an ignore file excludes,
+	// which the listing leaves out (a directory, not what it holds).
+	Skipped func(Skip)
 }
 
 // List calls fn for every visible directory and regular file under the
@@ -43,12 +47,13 @@ type ListOptions struct {
 // component, each directory before what it holds. Hidden names are skipped
 // without a word; symlinks to directories are not followed. An error from
 // fn stops the listing and is returned. What the ignore files exclude is
-// skipped too.
+// skipped too (and told to opt.Skipped); d itself is listed, ignored or
+// not.
 func (v *FS) List(ctx context.Context, d File, opt ListOptions, fn func(File) error) error {
 	if !d.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory", ErrInvalidPath, d.URI)
 	}
-	return v.walk(ctx, d, walkOptions{dirs: true, maxDepth: opt.MaxDepth, after: opt.After}, func(f File, err error) error {
+	return v.walk(ctx, d, walkOptions{dirs: true, maxDepth: opt.MaxDepth, after: opt.After, skipped: opt.Skipped}, func(f File, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -57,9 +62,10 @@ func (v *FS) List(ctx context.Context, d File, opt ListOptions, fn func(File) er
 }
 
 type walkOptions struct {
-	dirs     bool   // report directories too
-	maxDepth int    // 0: no limit
-	after    string // skip what comes before and at this Rel
+	dirs     bool       // report directories too
+	maxDepth int        // 0: no limit
+	after    string     // skip what comes before and at this Rel
+	skipped  func(Skip) // told what the ignore files exclude
 }
 
 func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
@@ -110,8 +116,13 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 		}
 		abs := prefix + "/" + name
 		f, err := v.entry(d, dir, name, rel, abs)
-		if err == nil && rules.ignores(path.Join(d.resolved, name), f.IsDir()) {
-			continue
+		if err == nil {
+			if by := rules.ignoredBy(path.Join(d.resolved, name), f.IsDir()); by != nil {
+				if o.skipped != nil && report {
+					o.skipped(by.skip(rel, f.IsDir()))
+				}
+				continue
+			}
 		}
 		switch {
 		case err != nil:

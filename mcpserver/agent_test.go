@@ -1,12 +1,9 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/folio-mcp/folio/wire"
 )
 
 // TestAgentPaths: the instructions name the roots; a glob given with a
@@ -21,15 +18,14 @@ func TestAgentPaths(t *testing.T) {
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, e.fs.Roots()[0]) {
 		t.Errorf("the instructions do not name the root: %s", ins)
 	}
-	var l wire.Listing
-	json.Unmarshal([]byte(call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.go"}).text), &l)
+	l := listing(t, call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.go", "details": true}))
 	if len(l.Entries) != 1 || l.Entries[0].Path != "net/http/server.go" {
 		t.Errorf("glob relative to uri: %+v", l)
 	}
 	if _, err := time.Parse(time.RFC3339, l.Entries[0].MTime); err != nil {
 		t.Errorf("mtime %q: %v", l.Entries[0].MTime, err)
 	}
-	json.Unmarshal([]byte(call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.rs"}).text), &l)
+	l = listing(t, call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.rs"}))
 	if len(l.Entries) != 0 || !strings.Contains(l.Note, "matched none of the 2 entries") {
 		t.Errorf("a glob that matches nothing: %+v", l)
 	}

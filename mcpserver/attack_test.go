@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"fmt"
@@ -362,10 +361,7 @@ func TestListBound(t *testing.T) {
 	const bound = 8 << 10
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, maxAnswerBytes: bound, threshold: 1 << 20}), nil)
 	r := call(t, cs, "list", map[string]any{"recursive": true})
-	var l wire.Listing
-	if err := json.Unmarshal([]byte(r.text), &l); err != nil {
-		t.Fatal(err)
-	}
+	l := listing(t, r)
 	if len(r.text) > bound || !l.Truncated || len(l.Entries) < 50 || !strings.Contains(l.Note, "cut at") {
 		t.Errorf("%d bytes, %d entries, truncated %v, note %q", len(r.text), len(l.Entries), l.Truncated, l.Note)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/folio-mcp/folio/wire"
 )
 
-const resultQueryDescription = `Read part of a folded answer. A tool answer too large to send whole comes as {"preview","shape","handle"}: the preview cuts lists and strings short, the shape gives the lengths and keys. Pass the handle and a path (entries.2.path or /entries/2/path; default the whole answer); of a list, offset and limit (default 20) or page select items, of a string characters (default 2000); fields keeps only those keys; max_tokens gives as much as fits. Answers {"path","value","total","offset","next_offset"}; next_offset is set while more remains.`
+const resultQueryDescription = `Read a folded answer (one too large to send whole, given as {"preview","shape","handle"}) by its handle: path selects a part (entries.2 or /entries/2; default all); of a list, offset and limit (20) or page, of a string characters; fields keeps those keys; max_tokens gives as much as fits. Answers {"path","value","total","offset","next_offset"}; go on from next_offset.`
 
 func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a wire.ResultQueryArgs

@@ -13,7 +13,7 @@ import (
 	"github.com/folio-mcp/folio/wire"
 )
 
-const grepDescription = `Search text files under the served roots, an RE2 regular expression per line. Answers as rg --heading -n: a file's path once, then "N:line" (a match) and "N-line" (context); lines over 2000 characters are cut. A [folio] line says when it stopped short or found nothing. A large answer folds into a handle for result_query.`
+const grepDescription = `Search text files under the served roots for an RE2 pattern, per line. Answers as rg --heading -n: each file's path, then "N:line" (a match) and "N-line" (context); long lines cut. A [folio] line says if it stopped short or found nothing. A large answer folds into a handle for result_query.`
 
 func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var a wire.GrepArgs
@@ -110,13 +110,15 @@ func grepText(out search.Result, groups bool) (string, int) {
 		last = l.Line
 	}
 	var notes []string
-	switch {
-	case out.Truncated:
+	if out.Truncated {
 		notes = append(notes, fmt.Sprintf("%s (%d files searched)", out.Note, out.FilesSearched))
-	case len(out.Matches) == 0 && out.Note == "":
-		notes = append(notes, fmt.Sprintf("no matches in %d files searched", out.FilesSearched))
-	case out.Note != "":
-		notes = append(notes, out.Note)
+	} else {
+		if len(out.Matches) == 0 {
+			notes = append(notes, fmt.Sprintf("no matches in %d files searched", out.FilesSearched))
+		}
+		if out.Note != "" {
+			notes = append(notes, out.Note)
+		}
 	}
 	if cut != nil {
 		notes = append(notes, fmt.Sprintf(`lines over %d characters were cut: read one whole with read {"uri":%s,"line":%d,"max_tokens":2000}`, reader.MaxLineChars, quote(cut.Path), cut.Line))

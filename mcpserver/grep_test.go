@@ -263,8 +263,7 @@ func TestGlobsAgreeWithRipgrep(t *testing.T) {
 			t.Fatalf("rg --files -g %s: %v", glob, err)
 		}
 		want := strings.Fields(string(out))
-		var l wire.Listing
-		json.Unmarshal([]byte(call(t, cs, "list", map[string]any{"recursive": true, "glob": glob}).text), &l)
+		l := listing(t, call(t, cs, "list", map[string]any{"recursive": true, "glob": glob}))
 		var listed []string
 		for _, en := range l.Entries {
 			if en.Type == "file" {

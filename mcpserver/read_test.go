@@ -2,11 +2,14 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -117,5 +120,64 @@ func TestLongLineFooter(t *testing.T) {
 	}
 	if got.String() != long+"\nlast\n" {
 		t.Fatalf("the pages the footer gives read %.80q", got.String())
+	}
+}
+
+// TestNumberedLines: numbers: true gives each line its number as cat -n
+// does (right-aligned in six columns, a tab), and the call that goes on
+// keeps them; pages, which give the file's bytes, refuse it. It logs what
+// the numbers cost on Go source (go test -run NumberedLines -v ./mcpserver).
+func TestNumberedLines(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "a.txt", "one\ntwo\r\nthree\n")
+	src, err := os.ReadFile(mcptest.GoSource(t, "net", "http", "server.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(t, "server.go", string(src))
+	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	r := call(t, cs, "read", map[string]any{"uri": "a.txt", "limit": 2, "numbers": true})
+	if want := "     1\tone\n     2\ttwo\r\n\n[folio] lines 1-2 of 3; more: read {\"uri\":\"a.txt\",\"offset\":3,\"limit\":2,\"numbers\":true}"; r.text != want {
+		t.Errorf("got %q\nwant %q", r.text, want)
+	}
+	wantCode(t, call(t, cs, "read", map[string]any{"uri": "a.txt", "max_tokens": 100, "numbers": true}), "invalid_argument")
+
+	c := counter(t, pager.O200kBase)
+	plain := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000})
+	numbered := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000, "numbers": true})
+	np, nn := c.Count(plain.text), c.Count(numbered.text)
+	t.Logf("net/http/server.go, lines 1-1000: %d tokens, %d numbered (%.3fx, %.2f tokens a line)", np, nn, float64(nn)/float64(np), float64(nn-np)/1000)
+	if !strings.HasPrefix(numbered.text, "     1\t// Copyright") || nn <= np || nn > np*17/10 {
+		t.Errorf("numbered lines cost %d tokens against %d", nn, np)
+	}
+}
+
+// TestPageLines: a page read from a line says which lines it holds: in a
+// text page's footer, and in _meta (a JSON page's keys are the
+// contract's); the pages that follow from a cursor do not know.
+func TestPageLines(t *testing.T) {
+	e := newEnv(t)
+	var b strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&b, "line %d of the file\n", i)
+	}
+	e.write(t, "f.txt", b.String())
+	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	text := call(t, cs, "read", map[string]any{"uri": "f.txt", "line": 120, "max_tokens": 100, "format": "text"})
+	d, err := pager.DecodeText([]byte(text.text))
+	if err != nil || d.FirstLine != 120 || !strings.HasPrefix(d.Content, "line 120 of") {
+		t.Fatalf("%v %+v", err, d)
+	}
+	last := 120 + strings.Count(strings.TrimSuffix(d.Content, "\n"), "\n")
+	if d.LastLine != last || !strings.Contains(text.text, fmt.Sprintf("[folio] lines 120-%d next_cursor=", last)) {
+		t.Errorf("lines %d-%d, want 120-%d: %q", d.FirstLine, d.LastLine, last, text.text[len(d.Content):])
+	}
+	j := call(t, cs, "read", map[string]any{"uri": "f.txt", "line": 120, "max_tokens": 100})
+	if j.meta[wire.MetaFirstLine] != float64(120) || j.meta[wire.MetaLastLine] == nil {
+		t.Errorf("_meta %v", j.meta)
+	}
+	more := call(t, cs, "read", map[string]any{"uri": "f.txt", "max_tokens": 100, "format": "text", "cursor": *d.NextCursor})
+	if strings.Contains(more.text, "[folio] lines") || more.meta[wire.MetaFirstLine] != nil {
+		t.Errorf("a page from a cursor: %q", more.text)
 	}
 }

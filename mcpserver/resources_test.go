@@ -303,7 +303,7 @@ func TestWatchNewDirectories(t *testing.T) {
 func TestCachingHints(t *testing.T) {
 	e := newEnv(t)
 	uri := e.write(t, "a.md", "text\n")
-	for i := range 400 {
+	for i := range 600 {
 		e.write(t, fmt.Sprintf("many/file-with-a-longish-name-%04d.md", i), "x")
 	}
 	tok := e.addToken(t, "alice")

@@ -144,7 +144,8 @@ func New(cfg Config) (*Server, error) {
 	opts := &mcp.ServerOptions{
 		Instructions: "folio serves the text files under its roots: " + strings.Join(cfg.FS.Roots(), ", ") +
 			" (relative paths resolve against the first). Read them with the read tool: " +
-			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end." + references,
+			"pass max_tokens to get exact pages that fit your budget, and follow next_cursor to the end; " +
+			"format \"text\" pages cost the fewest tokens (1.01x the file in pages of 2000, where JSON costs 1.22x)." + references,
 		Logger:       s.sdkLog,
 		PageSize:     resourcePageSize,
 		SetCacheable: s.cacheHint,

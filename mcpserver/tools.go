@@ -7,34 +7,28 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
 
-const readDescription = `Read a text file under the served roots. Lines count from 1 here and in grep.
-Lines: uri, with optional offset (first line; negative counts from the end: -100 is the last 100 lines) and limit. At most 2000 lines and %d tokens per answer; lines over 2000 characters are cut. A last line [folio] gives the total lines, the version, and the exact call that continues. uris reads several files, each after a line "=== <uri> ===".
-Pages: uri and max_tokens, optional line to start at. The answer is one page %s; all of it is at most max_tokens tokens (%s). While has_more is true, call again with the same uri and max_tokens and cursor=next_cursor; the contents joined give the file exactly. On version_conflict the file changed: start again without cursor.`
-
-const listDescription = `List a directory under the served roots: {"uri","root","entries":[{"path","type","size","mtime"}],"truncated"}, paths relative to root, in a stable order. Without uri: the first root, or the roots themselves when there are several. A large listing folds into a handle for result_query.`
+// readDescription says how to read, and what each way costs, so that a
+// model picks the cheapest that fits: %[1]d is the line cap, %[2]s the
+// token counter, %[3]s the default page format.
+const readDescription = `Read a text file under the served roots; lines count from 1, as in grep.
+Lines: uri with offset (negative: from the end) and limit; at most 2000 lines and %[1]d tokens, long lines cut; numbers: true numbers them as cat -n (about 4 tokens a line). A [folio] line ends the answer with the call that goes on. uris reads several files.
+Pages: uri and max_tokens (line: start at a line); each page is at most max_tokens tokens (%[2]s); call again with cursor=next_cursor to the end. format "text" costs least: the content itself, then [folio] next_cursor=… (or end); 1.06x the file's tokens in pages of 500, 1.01x of 2000. json {uri,content,version,has_more,next_cursor} costs 1.37x and 1.22x. Default: %[3]s. On version_conflict the file changed: start again.`
 
 func (s *Server) addTools() {
 	no := false
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
-	pageForm := "{uri,content,version,has_more,next_cursor} as JSON"
-	if s.cfg.PageFormat == pager.Text {
-		pageForm = "in text: the content as it is, then a line [folio] next_cursor=… ([folio] end version=… on the last page)"
-	}
 	s.readTool = &mcp.Tool{
 		Name:        wire.Read,
-		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, pageForm, s.cfg.Counter.Name()),
+		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, s.cfg.Counter.Name(), s.cfg.PageFormat),
 		InputSchema: wire.ReadSchema(s.cfg.PageFormat),
 		Annotations: ann,
 	}
@@ -138,7 +132,7 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if paged {
 		return s.readPage(ctx, c, a)
 	}
-	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter}
+	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter, Numbered: a.Numbers}
 	if a.Offset != nil {
 		lr.Offset = *a.Offset
 	}
@@ -177,9 +171,9 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		case err != nil:
 			text = fmt.Sprintf("=== %s ===\n%s\n", name, toolerr.From(err).JSON())
 		case b.Len()+len(l.Text) > s.cfg.MaxAnswerBytes:
-			text = fmt.Sprintf("=== %s ===\n%s\n", l.URI, overBound(name, len(l.Text), b.Len(), s.cfg.MaxAnswerBytes).JSON())
+			text = fmt.Sprintf("=== %s ===\n%s\n", l.Name, overBound(name, len(l.Text), b.Len(), s.cfg.MaxAnswerBytes).JSON())
 		default:
-			text = fmt.Sprintf("=== %s ===\n%s\n", l.URI, joinFooter(l))
+			text = fmt.Sprintf("=== %s ===\n%s\n", l.Name, joinFooter(l))
 		}
 		left -= s.cfg.Counter.Count(text)
 		b.WriteString(text)
@@ -198,33 +192,33 @@ func joinFooter(l *reader.Lines) string {
 }
 
 // lineFooter is the line that follows the lines of a line-mode read:
-// where they are in the file, its version, and the exact read call that
-// goes on.
+// where they are in the file, and the exact read call that goes on (the
+// version is in _meta).
 func lineFooter(l *reader.Lines) string {
 	var b strings.Builder
 	b.WriteString("[folio] ")
-	b.WriteString(l.URI)
 	switch {
 	case l.Total == 0:
-		b.WriteString(": empty file")
+		b.WriteString("empty file")
 	case l.Count == 0:
-		fmt.Fprintf(&b, ": %d lines; no line fits in the tokens this answer has left: read it alone, or in pages with max_tokens", l.Total)
+		fmt.Fprintf(&b, "%d lines; no line fits in the tokens this answer has left: read it alone, or in pages with max_tokens", l.Total)
 	default:
-		fmt.Fprintf(&b, ": lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
+		fmt.Fprintf(&b, "lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
 	}
-	b.WriteString(", version ")
-	b.WriteString(l.Version)
 	if len(l.Cut) > 0 {
 		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
-			len(l.Cut), reader.MaxLineChars, l.Cut[0], quote(l.URI), l.Cut[0])
+			len(l.Cut), reader.MaxLineChars, l.Cut[0], quote(l.Name), l.Cut[0])
 	}
 	if l.Capped {
 		b.WriteString("; stopped at the token cap")
 	}
 	if next := l.Next(); next > 0 {
-		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.URI), next)
+		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.Name), next)
 		if l.Limit > 0 {
 			fmt.Fprintf(&b, ",\"limit\":%d", l.Limit)
+		}
+		if l.Numbered {
+			b.WriteString(`,"numbers":true`)
 		}
 		b.WriteString("}")
 	} else if l.Count > 0 {
@@ -252,6 +246,11 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs) (*mcp
 	}
 	res := textResult(string(p.JSON))
 	res.Meta = mcp.Meta{wire.MetaTokens: p.Tokens, wire.MetaTokenizer: s.cfg.Counter.Name()}
+	if p.FirstLine > 0 {
+		// A JSON page's keys are the contract's: the lines go here (a
+		// text page says them in its footer too).
+		res.Meta[wire.MetaFirstLine], res.Meta[wire.MetaLastLine] = p.FirstLine, p.LastLine
+	}
 	if format == pager.Text {
 		// What the footer leaves out, for programs.
 		var next *string
@@ -272,119 +271,6 @@ func overBound(name string, size, used, bound int) *toolerr.Error {
 		msg = fmt.Sprintf("the lines of %s are %d bytes, and with the %d bytes before them the answer would pass its bound of %d bytes; read this file alone", name, size, used, bound)
 	}
 	return toolerr.New(toolerr.CodeTooLarge, "%s: read it with the read tool in pages (max_tokens), or fewer lines at a time (offset and limit)", msg)
-}
-
-// errFull stops a listing at its cap.
-var errFull = errors.New("listing full")
-
-func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a wire.ListArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e), nil
-	}
-	maxEntries := wire.MaxEntriesLimit
-	if a.MaxEntries != nil {
-		maxEntries = *a.MaxEntries
-	}
-	depth := 1
-	if a.Recursive {
-		depth = 0
-		if a.MaxDepth != nil {
-			depth = *a.MaxDepth
-		}
-	} else if a.MaxDepth != nil {
-		return errorResult(toolerr.Invalid("max_depth needs recursive: true")), nil
-	}
-	switch {
-	case maxEntries < 1 || maxEntries > wire.MaxEntriesLimit:
-		return errorResult(toolerr.Invalid("max_entries must be between 1 and %d", wire.MaxEntriesLimit)), nil
-	case depth < 0:
-		return errorResult(toolerr.Invalid("max_depth must be 0 (no limit) or more")), nil
-	}
-	var glob fsview.Glob
-	if a.Glob != "" {
-		var err error
-		if glob, err = fsview.ParseGlob(a.Glob); err != nil {
-			return s.toolError(err)
-		}
-	}
-	c, err := s.caller(ctx)
-	if err != nil {
-		return s.toolError(err)
-	}
-	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
-		return s.listRoots(ctx, req, c, roots)
-	}
-	if a.URI == "" {
-		a.URI = "."
-	}
-	d, err := c.fs.Resolve(a.URI)
-	if err != nil {
-		return s.toolError(err)
-	}
-	if !d.IsDir() {
-		return errorResult(toolerr.Invalid("%s is a file, not a directory: read it", d.URI)), nil
-	}
-	out := wire.Listing{URI: d.URI, Root: d.RootURI(), Entries: []wire.Entry{}}
-	seen := 0                                  // entries before the glob
-	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
-	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth}, func(f fsview.File) error {
-		seen++
-		if a.Glob != "" {
-			if !glob.Match(f.RelTo(d)) {
-				return nil
-			}
-		}
-		entrySize := len(`{"path":"","type":"file","size":,"mtime":"2006-01-02T15:04:05Z"},`) + 20 + search.JSONLen(f.Rel)
-		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
-			return errFull
-		}
-		size += entrySize
-		e := wire.Entry{Path: f.Rel, Type: "file", MTime: f.ModTime().UTC().Format(time.RFC3339)}
-		if f.IsDir() {
-			e.Type = "dir"
-		} else {
-			size := f.Size()
-			e.Size = &size
-		}
-		out.Entries = append(out.Entries, e)
-		return nil
-	})
-	if errors.Is(err, errFull) {
-		out.Truncated = true
-		out.Note = fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", len(out.Entries))
-		if len(out.Entries) == maxEntries && maxEntries < wire.MaxEntriesLimit {
-			out.Note += ", or raise max_entries"
-		}
-	} else if err != nil {
-		return s.toolError(err)
-	}
-	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
-		out.Note = glob.Missed(seen, "entries", d.URI)
-	}
-	b, err := marshalCompact(out)
-	if err != nil {
-		return s.toolError(err)
-	}
-	return textResult(string(b)), nil
-}
-
-// listRoots answers a list without uri when several roots are served:
-// the roots themselves, by their absolute paths.
-func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *caller, roots []string) (*mcp.CallToolResult, error) {
-	out := wire.Listing{Entries: []wire.Entry{}, Note: "several roots are served: list one with uri set to its path"}
-	for _, root := range roots {
-		d, err := c.fs.Resolve(root)
-		if err != nil {
-			return s.toolError(err)
-		}
-		out.Entries = append(out.Entries, wire.Entry{Path: root, Type: "dir", MTime: d.ModTime().UTC().Format(time.RFC3339)})
-	}
-	b, err := marshalCompact(out)
-	if err != nil {
-		return s.toolError(err)
-	}
-	return textResult(string(b)), nil
 }
 
 // marshalCompact is JSON without HTML escaping, as pages are.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,6 +18,9 @@ type Decoded struct {
 	Version    string
 	HasMore    bool
 	NextCursor *string // nil on the last page
+	// FirstLine and LastLine are the lines of a Text page read from a
+	// line, as its footer says; 0 otherwise.
+	FirstLine, LastLine int
 }
 
 // pageKeys are the page's keys, in their order.
@@ -103,6 +107,16 @@ func DecodeText(b []byte) (Decoded, error) {
 		return d, errors.New("the content is not valid UTF-8")
 	}
 	d.Content = string(content)
+	if after, ok := strings.CutPrefix(rest, "lines "); ok {
+		// "lines A-B " of a page read from a line.
+		r, more, _ := strings.Cut(after, " ")
+		a, b, _ := strings.Cut(r, "-")
+		first, last := lineNumber(a), lineNumber(b)
+		if first < 1 || last < first {
+			return d, fmt.Errorf("not a footer line: %q", rest)
+		}
+		d.FirstLine, d.LastLine, rest = first, last, more
+	}
 	if v, ok := strings.CutPrefix(rest, "next_cursor="); ok && v != "" && !strings.ContainsAny(v, " \n") {
 		d.HasMore, d.NextCursor = true, &v
 		return d, nil
@@ -112,4 +126,14 @@ func DecodeText(b []byte) (Decoded, error) {
 		return d, nil
 	}
 	return d, fmt.Errorf("not a footer line: %q", rest)
+}
+
+// lineNumber is s as a line number written in a footer (decimal, no sign,
+// no leading zero), or 0.
+func lineNumber(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || strconv.Itoa(n) != s {
+		return 0
+	}
+	return n
 }

@@ -137,6 +137,8 @@ func checkSplitPoint(counters []Counter, text []byte, p int) error {
 func FuzzDecodeText(f *testing.F) {
 	f.Add([]byte("content\n[folio] end version=ab"))
 	f.Add([]byte("\n[folio] next_cursor=123"))
+	f.Add([]byte("a\nb\n[folio] lines 7-8 next_cursor=123"))
+	f.Add([]byte("a\n[folio] lines 07-8 end version=ab"))
 	f.Add([]byte("x\n[folio] end\n[folio] next_cursor=1 2"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := DecodeText(b)
@@ -147,7 +149,7 @@ func FuzzDecodeText(f *testing.F) {
 		if d.NextCursor != nil {
 			cursor = *d.NextCursor
 		}
-		if again := appendFooter([]byte(d.Content), d.Version, cursor); !bytes.Equal(again, b) {
+		if again := appendFooter([]byte(d.Content), d.FirstLine, d.LastLine, d.Version, cursor); !bytes.Equal(again, b) {
 			t.Fatalf("%q decodes to %+v, which writes %q", b, d, again)
 		}
 	})

@@ -1,8 +1,10 @@
 package pager
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -82,6 +84,10 @@ type Request struct {
 	Window []byte
 	// EOF says that Window runs to the end of the file.
 	EOF bool
+	// FirstLine, when above 0, is the number of the line Window starts
+	// (a read started at a line): a Text page then says which lines it
+	// holds, and every page gives them (FirstLine, LastLine).
+	FirstLine int
 	// Cursor returns the next_cursor of a page that ends end bytes into
 	// Window. It is called for every candidate cut and must be
 	// deterministic.
@@ -106,6 +112,9 @@ type Page struct {
 	// URI and Version are the page's, as in the JSON format's object:
 	// in the Text format they are not all in the text.
 	URI, Version string
+	// FirstLine and LastLine are the lines the page holds (the last whole
+	// or not) when it was asked for from a line; 0 otherwise.
+	FirstLine, LastLine int
 }
 
 // WindowBytes is how many bytes of text a page of maxTokens can never
@@ -487,15 +496,31 @@ func (f *fitter) appendTail(b []byte, end int) []byte {
 	if !(end == len(f.w) && f.req.EOF) {
 		cursor = f.req.Cursor(end)
 	}
-	return f.appendTailWith(b, cursor)
+	return f.appendTailWith(b, end, cursor)
+}
+
+// lines are the first and last line of the page that ends at end, when
+// the request says where its window starts (FirstLine); 0, 0 otherwise.
+// The last is the line the page ends in, whole or not.
+func (f *fitter) lines(end int) (first, last int) {
+	if f.req.FirstLine <= 0 {
+		return 0, 0
+	}
+	content := f.w[:end]
+	last = f.req.FirstLine + bytes.Count(content, []byte("\n"))
+	if len(content) > 0 && content[len(content)-1] == '\n' {
+		last--
+	}
+	return f.req.FirstLine, last
 }
 
 // appendTailWith appends what follows the content of a page whose
 // next_cursor is cursor, empty for the file's last page.
-func (f *fitter) appendTailWith(b []byte, cursor string) []byte {
+func (f *fitter) appendTailWith(b []byte, end int, cursor string) []byte {
 	switch {
 	case f.req.Format == Text:
-		return appendFooter(b, f.req.Version, cursor)
+		first, last := f.lines(end)
+		return appendFooter(b, first, last, f.req.Version, cursor)
 	case cursor == "":
 		return appendFinalTail(b, f.req.Version)
 	}
@@ -546,7 +571,8 @@ func (f *fitter) serialize(end int) Page {
 		p.HasMore = true
 		p.NextCursor = f.req.Cursor(end)
 	}
-	p.JSON = f.appendTailWith(b, p.NextCursor)
+	p.FirstLine, p.LastLine = f.lines(end)
+	p.JSON = f.appendTailWith(b, end, p.NextCursor)
 	return p
 }
 
@@ -659,10 +685,18 @@ func appendMoreTail(b []byte, version, cursor string) []byte {
 
 // appendFooter appends the newline and the footer line that end a page in
 // the Text format: what the model needs of it, no more (the rest is in the
-// result's _meta). A page with more names its next_cursor; the last page
-// says "end" and the version of what was read.
-func appendFooter(b []byte, version, cursor string) []byte {
+// result's _meta). A page started at a line says which lines it holds; a
+// page with more names its next_cursor; the last page says "end" and the
+// version of what was read.
+func appendFooter(b []byte, first, last int, version, cursor string) []byte {
 	b = append(b, footerPrefix...)
+	if first > 0 {
+		b = append(b, "lines "...)
+		b = strconv.AppendInt(b, int64(first), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(last), 10)
+		b = append(b, ' ')
+	}
 	if cursor == "" {
 		b = append(b, "end version="...)
 		return append(b, version...)

@@ -41,12 +41,16 @@ type LineRequest struct {
 	// Footer is the line that follows the lines in the answer (its wording
 	// is the caller's), counted within MaxTokens; nil for none.
 	Footer func(*Lines) string
+	// Numbered puts each line's number before it, as cat -n does: right
+	// aligned in six columns, then a tab.
+	Numbered bool
 }
 
 // Lines is what a line read gives.
 type Lines struct {
-	// URI is the file's canonical URI.
-	URI string
+	// URI is the file's canonical URI, and Name the file as a read takes
+	// it (relative to the first root, else absolute).
+	URI, Name string
 	// Version is the BLAKE3 version of the whole file.
 	Version string
 	// Text is the lines, each with its own line ending; a cut line ends
@@ -59,8 +63,10 @@ type Lines struct {
 	Cut []int
 	// Capped says the token cap stopped the answer before the limit.
 	Capped bool
-	// Limit is the request's limit, repeated in the call that continues.
-	Limit int
+	// Limit is the request's limit, and Numbered whether the lines carry
+	// their numbers: both are repeated in the call that continues.
+	Limit    int
+	Numbered bool
 }
 
 // Next is the offset that continues the read, 0 when the file's last line
@@ -98,7 +104,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	// for the room of the answer (see fsview.Snapshot.Keep).
 	defer snap.Release()
 	b := snap.Window
-	l := &Lines{URI: snap.URI, Version: snap.Version.String(), Total: countLines(b), Limit: req.Limit}
+	l := &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String(), Total: countLines(b), Limit: req.Limit, Numbered: req.Numbered}
 	start := req.Offset - 1
 	switch {
 	case req.Offset < 0:
@@ -125,7 +131,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	tokens, footerBytes := 0, 0
 	if req.MaxTokens > 0 {
 		// Room for the longest footer this answer can have.
-		worst := Lines{URI: l.URI, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit}
+		worst := Lines{URI: l.URI, Name: l.Name, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit, Numbered: req.Numbered}
 		footer := "\n" + req.footer(&worst)
 		footerBytes = len(footer)
 		tokens = r.counter.Count(footer)
@@ -145,6 +151,9 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 				line = cut
 				l.Cut = append(l.Cut, l.First+i)
 			}
+		}
+		if req.Numbered {
+			line = append(numberOf(l.First+i), line...)
 		}
 		if req.MaxTokens > 0 {
 			if !counting && len(l.Text)+len(line)+footerBytes > req.MaxTokens {
@@ -168,6 +177,15 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	}
 	snap.Keep(ctx, int64(len(l.Text)))
 	return l, nil
+}
+
+// numberOf is the number of a line as cat -n puts it before the line.
+func numberOf(n int) []byte {
+	b := strconv.AppendInt(nil, int64(n), 10)
+	if len(b) < 6 {
+		b = append(bytes.Repeat([]byte{' '}, 6-len(b)), b...)
+	}
+	return append(b, '\t')
 }
 
 // capLines makes the lines and their footer fit max tokens, counted whole:

@@ -85,7 +85,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 		return pager.Page{}, err
 	}
 	st.Offset += off
-	return r.fit(snap, st, req, snap.Window[off:], snap.EOF())
+	return r.fit(snap, st, req, snap.Window[off:], snap.EOF(), startLine(req))
 }
 
 // lineOffset is where in snap's window a read that starts at req.Line
@@ -119,13 +119,14 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if err != nil {
 		return err
 	}
+	line := startLine(req)
 	for off := int(first); ; {
 		if err := ctx.Err(); err != nil {
 			return toolerr.From(err)
 		}
 		at := st
 		at.Offset += int64(off)
-		p, err := r.fit(snap, at, req, snap.Window[off:], true)
+		p, err := r.fit(snap, at, req, snap.Window[off:], true, line)
 		if err != nil {
 			return err
 		}
@@ -134,6 +135,14 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 		}
 		if !p.HasMore {
 			return nil
+		}
+		if line > 0 {
+			// The next page starts in the line this one ended in, or
+			// on the next one.
+			line = p.LastLine
+			if snap.Window[off+p.End-1] == '\n' {
+				line++
+			}
 		}
 		off += p.End
 	}
@@ -215,8 +224,18 @@ func conflict(uri, now string) *toolerr.Error {
 	return toolerr.New(toolerr.CodeVersionConflict, "%s changed since the cursor was issued%s; restart the read without a cursor", uri, now)
 }
 
-// fit cuts the page of window, which starts at st.Offset.
-func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, window []byte, eof bool) (pager.Page, error) {
+// startLine is the line a read's first page starts at, when it was asked
+// for from a line; 0 otherwise.
+func startLine(req PageRequest) int {
+	if req.Cursor != "" {
+		return 0
+	}
+	return req.Line
+}
+
+// fit cuts the page of window, which starts at st.Offset (and at line
+// firstLine, when above 0).
+func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, window []byte, eof bool, firstLine int) (pager.Page, error) {
 	short := snap.Version.Short()
 	var cursorErr error
 	p, err := pager.Fit(pager.Request{
@@ -227,6 +246,7 @@ func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, wi
 		Version:   snap.Version.String(),
 		Window:    window,
 		EOF:       eof,
+		FirstLine: firstLine,
 		Cursor: func(end int) string {
 			// The chain keeps its issue time, so a repeated cursor gives
 			// the same page, byte for byte.

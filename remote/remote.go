@@ -251,7 +251,7 @@ func Follow(cursor string, page func(cursor string) (pager.Page, error)) iter.Se
 // a server without list), it is the one file.
 func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
 	most := 10000
-	text, err := c.Call(ctx, wire.List, wire.ListArgs{URI: uri, Recursive: true, MaxEntries: &most})
+	text, err := c.Call(ctx, wire.List, wire.ListArgs{URI: uri, Recursive: true, MaxEntries: &most, Details: true})
 	var e *toolerr.Error
 	if errors.As(err, &e) {
 		return []string{uri}, nil

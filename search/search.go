@@ -203,7 +203,7 @@ func (g *Searcher) single(ctx context.Context, fs *fsview.FS, name string, out *
 		return err
 	}
 	defer snap.Release()
-	out.add(g, g.file(ctx, pathOf(fs, f), snap.Window))
+	out.add(g, g.file(ctx, fs.Name(f), snap.Window))
 	return ctx.Err()
 }
 
@@ -224,10 +224,11 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	order := make(chan *fileJob, 4*workers)
 	walked := make(chan error, 1)
 	files, matched := 0, 0 // written by the walker, read after it is done
+	var skipped []fsview.Skip
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walked <- fs.Walk(ctx, dir.Path, func(f fsview.File, err error) error {
+		walked <- fs.Walk(ctx, dir.Path, func(s fsview.Skip) { skipped = append(skipped, s) }, func(f fsview.File, err error) error {
 			if err != nil {
 				return nil // hidden: denied, or a symlink that leads out
 			}
@@ -251,7 +252,7 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 		wg.Go(func() {
 			for j := range jobs {
 				if snap, err := fs.Snapshot(ctx, j.f, 0, -1); err == nil {
-					j.hits = g.file(ctx, pathOf(fs, j.f), snap.Window)
+					j.hits = g.file(ctx, fs.Name(j.f), snap.Window)
 					snap.Release()
 				}
 				close(j.done)
@@ -280,6 +281,10 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	}
 	if glob != nil && matched == 0 && files > 0 && !out.Truncated {
 		out.Note = glob.Missed(files, "files", dir.URI)
+	}
+	if len(out.Matches) == 0 && len(skipped) > 0 && out.Note == "" {
+		// Nothing found: perhaps where the ignore files keep it.
+		out.Note = fsview.SkipNote(skipped, "were not searched", "name one as path to search it")
 	}
 	return nil
 }
@@ -417,15 +422,6 @@ func (g *Searcher) file(ctx context.Context, path string, text []byte) *fileHits
 		}
 	}
 	return h
-}
-
-// pathOf names f as read takes it: relative to the first root, which
-// relative names resolve against, else absolute.
-func pathOf(fs *fsview.FS, f fsview.File) string {
-	if f.RootURI() == fsview.URI(fs.Roots()[0]) {
-		return f.Rel
-	}
-	return f.Path
 }
 
 // heldLine is a line kept for the context before a match.

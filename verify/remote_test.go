@@ -27,7 +27,7 @@ type readerSource struct {
 
 func (s *readerSource) Files(ctx context.Context, uri string) ([]string, error) {
 	var out []string
-	err := s.fs.Walk(ctx, uri, func(f fsview.File, err error) error {
+	err := s.fs.Walk(ctx, uri, nil, func(f fsview.File, err error) error {
 		if err == nil {
 			out = append(out, f.URI)
 		}

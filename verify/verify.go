@@ -86,7 +86,7 @@ func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, 
 	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
 	var files []fsview.File
 	for _, p := range paths {
-		err := fs.Walk(ctx, p, func(f fsview.File, err error) error {
+		err := fs.Walk(ctx, p, nil, func(f fsview.File, err error) error {
 			if err != nil {
 				rep.skip(toolerr.From(err).Code)
 				return nil

@@ -36,6 +36,10 @@ const (
 	// offset that continues a line read (0 at the end).
 	MetaTotalLines = "folio/total_lines"
 	MetaNextOffset = "folio/next_offset"
+	// MetaFirstLine, MetaLastLine: the lines a page read from a line
+	// holds (the last whole or not).
+	MetaFirstLine = "folio/first_line"
+	MetaLastLine  = "folio/last_line"
 	// MetaMatches, MetaFilesSearched, MetaTruncated: of a grep answer
 	// given as text, its matching lines, the files searched, and whether
 	// a limit cut it short.
@@ -69,6 +73,9 @@ type ReadArgs struct {
 	Line *int `json:"line,omitempty" jsonschema:"first page starts at this line"`
 	// Format is the page format's name, empty for the server's default.
 	Format string `json:"format,omitempty"`
+	// Numbers puts each line's number before it, as cat -n does (line
+	// mode only: pages give the file's bytes).
+	Numbers bool `json:"numbers,omitempty" jsonschema:"number lines, as cat -n"`
 }
 
 // Paged checks the mix of arguments and reports whether they ask for page
@@ -90,6 +97,8 @@ func (a ReadArgs) Paged() (bool, error) {
 		return false, toolerr.Invalid("max_tokens must be between 1 and %d", reader.MaxTokensLimit)
 	case a.Format != "" && !paged:
 		return false, toolerr.Invalid("format is a page format: pass max_tokens with it")
+	case a.Numbers && paged:
+		return false, toolerr.Invalid("numbers is for line reads (offset and limit): a page gives the file's bytes as they are")
 	case a.Line != nil && !paged:
 		return false, toolerr.Invalid("line starts a paged read: pass max_tokens with it, or read lines with offset")
 	case a.Line != nil && a.Cursor != "":
@@ -114,6 +123,7 @@ type ListArgs struct {
 	MaxDepth   *int   `json:"max_depth,omitempty" jsonschema:"levels when recursive, 0 for all"`
 	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under uri"`
 	MaxEntries *int   `json:"max_entries,omitempty"`
+	Details    bool   `json:"details,omitempty" jsonschema:"JSON with size and mtime"`
 }
 
 // Listing is the answer of list.
@@ -132,8 +142,9 @@ type Entry struct {
 	// Type is "file" or "dir".
 	Type string `json:"type"`
 	Size *int64 `json:"size,omitempty"`
-	// MTime is the modification time, RFC 3339 in UTC.
-	MTime string `json:"mtime"`
+	// MTime is the modification time, RFC 3339 in UTC, when details
+	// are asked for.
+	MTime string `json:"mtime,omitempty"`
 }
 
 // GrepArgs are the arguments of grep; its answer is a search.Result.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
@@ -85,7 +84,7 @@ func TestAgentHabits(t *testing.T) {
 	if given == 0 || given > reader.DefaultLines || a.lines != strings.Join(lines[:given], "") {
 		t.Fatalf("%d lines given, not the file's first lines", given)
 	}
-	next := fmt.Sprintf(`read {"uri":%q,"offset":%d}`, fsview.URI(mustEval(t, dir)+"/app.log"), given+1)
+	next := fmt.Sprintf(`read {"uri":"app.log","offset":%d}`, given+1)
 	if !strings.Contains(a.footer, next) || !strings.Contains(a.footer, fmt.Sprintf("of %d", total)) || a.meta["folio/total_lines"] != float64(total) {
 		t.Fatalf("footer %q lacks %s", a.footer, next)
 	}
@@ -156,7 +155,7 @@ func TestAgentHabits(t *testing.T) {
 
 	// Globs relative to the directory listed or searched.
 	res = mcptest.Call(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
-	if text := mcptest.Text(res); !strings.Contains(text, `"path":"net/http/server.go"`) {
+	if text := mcptest.Text(res); text != "net/http/server.go\n" {
 		t.Fatalf("list glob relative to uri: %s", text)
 	}
 	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
@@ -166,14 +165,16 @@ func TestAgentHabits(t *testing.T) {
 
 	// Two roots: list without uri names them.
 	res = mcptest.Call(t, cs, "list", map[string]any{})
-	var l struct {
-		Entries []struct{ Path, Type string } `json:"entries"`
-		Note    string                        `json:"note"`
+	want := mustEval(t, dir) + "/\n" + mustEval(t, other) + "/\n[folio] several roots are served: list one with uri set to its path\n"
+	if text := mcptest.Text(res); text != want {
+		t.Fatalf("two roots:\n%s", text)
 	}
-	if err := json.Unmarshal([]byte(mcptest.Text(res)), &l); err != nil || len(l.Entries) != 2 ||
-		l.Entries[0].Path != mustEval(t, dir) || l.Entries[1].Path != mustEval(t, other) || l.Entries[1].Type != "dir" || l.Note == "" {
-		t.Fatalf("two roots: %v %+v", err, l)
+	// A listing of the second root names its files as read takes them:
+	// absolute, since relative names resolve against the first.
+	if text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"uri": other})); text != mustEval(t, other)+"/notes.md\n" {
+		t.Fatalf("the second root:\n%s", text)
 	}
+	l := struct{ Entries []struct{ Path string } }{Entries: []struct{ Path string }{{mustEval(t, dir)}, {mustEval(t, other)}}}
 	if a := readLines(t, cs, map[string]any{"uri": filepath.Join(l.Entries[1].Path, "notes.md")}); a.lines != "other root\n" {
 		t.Fatalf("the second root's file: %q", a.lines)
 	}
@@ -198,13 +199,16 @@ func TestServeIgnoreFiles(t *testing.T) {
 	for _, tc := range []struct {
 		flags []string
 		want  int
-	}{{nil, 1}, {[]string{"--no-ignore"}, 3}} {
+		list  string
+	}{
+		{nil, 1, ".gitignore\nmain.go\n[folio] 2 ignored paths not listed (debug.log by .gitignore \"*.log\", gen/ by .gitignore \"gen/\"): list one by its path to see it\n"},
+		{[]string{"--no-ignore"}, 3, ".gitignore\ndebug.log\ngen/\ngen/out.go\nmain.go\n"},
+	} {
 		cs := serveStdio(t, []string{dir}, tc.flags...)
-		text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"recursive": true}))
-		if got := strings.Count(text, `"type":"file"`) - 1; got != tc.want { // .gitignore itself is listed
-			t.Errorf("%v: list shows %d files: %s", tc.flags, got, text)
+		if text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"recursive": true})); text != tc.list {
+			t.Errorf("%v: list shows\n%s", tc.flags, text)
 		}
-		text = mcptest.Text(mcptest.Call(t, cs, "grep", map[string]any{"pattern": "needle"}))
+		text := mcptest.Text(mcptest.Call(t, cs, "grep", map[string]any{"pattern": "needle"}))
 		if got := strings.Count(text, "1:"); got != tc.want {
 			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
 		}

@@ -184,7 +184,7 @@ func TestReadTextPages(t *testing.T) {
 	}
 	// --line starts the first page at a line; --all goes on from there.
 	r := folio(t, "", "read", "--format", "text", "--max-tokens", "400", "--line", "301", "--all", path)
-	if !strings.HasPrefix(r.stdout, "中文🙂 \"quoted\" \\ path\nend\n[folio] end version=") || strings.Count(r.stdout, "[folio] ") != 1 {
+	if !strings.HasPrefix(r.stdout, "中文🙂 \"quoted\" \\ path\nend\n[folio] lines 301-302 end version=") || strings.Count(r.stdout, "[folio] ") != 1 {
 		t.Fatalf("--line 301: exit %d %q", r.code, r.stdout)
 	}
 }

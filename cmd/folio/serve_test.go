@@ -214,7 +214,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatalf("read --server --format text --line 3: exit %d, %v: %.200q", r.code, err, r.stdout)
 	}
 	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--offset", "1", "--limit", "2", "docs/b.md")
-	if r.code != 0 || r.stdout != "short\n" || !strings.HasPrefix(r.stderr, "[folio] file://") || !strings.Contains(r.stderr, "lines 1-1 of 1") {
+	if r.code != 0 || r.stdout != "short\n" || r.stderr != "[folio] lines 1-1 of 1; end of file\n" {
 		t.Fatalf("line mode: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = folio(t, "", "read", "--server", p.endpoint, "--token", alice, "--max-tokens", "500", "other/c.md")

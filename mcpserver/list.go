@@ -1,0 +1,183 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/search"
+	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
+)
+
+const listDescription = `List a directory under the served roots: one path per line, as read takes it, directories ending in "/". No uri: the first root (or the roots). details: JSON with sizes and mtimes. [folio] lines tell what was left out. A large listing folds into a handle for result_query.`
+
+// errFull stops a listing at its cap.
+var errFull = errors.New("listing full")
+
+func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var a wire.ListArgs
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
+		return errorResult(e), nil
+	}
+	maxEntries := wire.MaxEntriesLimit
+	if a.MaxEntries != nil {
+		maxEntries = *a.MaxEntries
+	}
+	depth := 1
+	if a.Recursive {
+		depth = 0
+		if a.MaxDepth != nil {
+			depth = *a.MaxDepth
+		}
+	} else if a.MaxDepth != nil {
+		return errorResult(toolerr.Invalid("max_depth needs recursive: true")), nil
+	}
+	switch {
+	case maxEntries < 1 || maxEntries > wire.MaxEntriesLimit:
+		return errorResult(toolerr.Invalid("max_entries must be between 1 and %d", wire.MaxEntriesLimit)), nil
+	case depth < 0:
+		return errorResult(toolerr.Invalid("max_depth must be 0 (no limit) or more")), nil
+	}
+	var glob fsview.Glob
+	if a.Glob != "" {
+		var err error
+		if glob, err = fsview.ParseGlob(a.Glob); err != nil {
+			return s.toolError(err)
+		}
+	}
+	c, err := s.caller(ctx)
+	if err != nil {
+		return s.toolError(err)
+	}
+	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
+		return s.listRoots(ctx, req, c, roots, a.Details)
+	}
+	if a.URI == "" {
+		a.URI = "."
+	}
+	d, err := c.fs.Resolve(a.URI)
+	if err != nil {
+		return s.toolError(err)
+	}
+	if !d.IsDir() {
+		return errorResult(toolerr.Invalid("%s is a file, not a directory: read it", d.URI)), nil
+	}
+	out := wire.Listing{URI: d.URI, Root: d.RootURI(), Entries: []wire.Entry{}}
+	var notes []string
+	if by, ignored := c.fs.IgnoredBy(d.Path, true); ignored {
+		notes = append(notes, fmt.Sprintf("%s is ignored by %s %q: listed as asked, but a listing or search above it leaves it out", by.Rel+"/", by.File, by.Rule))
+	}
+	var skipped []fsview.Skip
+	seen := 0                                  // entries before the glob
+	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
+	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth, Skipped: func(sk fsview.Skip) { skipped = append(skipped, sk) }}, func(f fsview.File) error {
+		seen++
+		if a.Glob != "" && !glob.Match(f.RelTo(d)) {
+			return nil
+		}
+		entrySize := len(`{"path":"","type":"file","size":,"mtime":"2006-01-02T15:04:05Z"},`) + 20 + search.JSONLen(f.Rel)
+		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
+			return errFull
+		}
+		size += entrySize
+		e := wire.Entry{Path: f.Rel, Type: "file"}
+		if f.IsDir() {
+			e.Type = "dir"
+		}
+		if a.Details {
+			e.MTime = f.ModTime().UTC().Format(time.RFC3339)
+			if !f.IsDir() {
+				size := f.Size()
+				e.Size = &size
+			}
+		}
+		out.Entries = append(out.Entries, e)
+		return nil
+	})
+	if errors.Is(err, errFull) {
+		out.Truncated = true
+		note := fmt.Sprintf("the list was cut at %d entries: list a subdirectory, or use a glob or a smaller max_depth", len(out.Entries))
+		if len(out.Entries) == maxEntries && maxEntries < wire.MaxEntriesLimit {
+			note += ", or raise max_entries"
+		}
+		notes = append(notes, note)
+	} else if err != nil {
+		return s.toolError(err)
+	}
+	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
+		notes = append(notes, glob.Missed(seen, "entries", d.URI))
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, fsview.SkipNote(skipped, "not listed", "list one by its path to see it"))
+	}
+	if len(out.Entries) == 0 && len(notes) == 0 {
+		notes = append(notes, "no entries")
+	}
+	out.Note = strings.Join(notes, "; ")
+	return s.listAnswer(ctx, req, c, out, notes, a.Details)
+}
+
+// listAnswer writes a listing: as JSON when details are asked for, or
+// when it is too large to send whole (it folds then); else one path per
+// line, as read takes it, directories ending in "/", and a [folio] line
+// for each note. That costs about what the bare paths cost: what a model
+// needs to choose what to read next.
+func (s *Server) listAnswer(ctx context.Context, req *mcp.CallToolRequest, c *caller, out wire.Listing, notes []string, details bool) (*mcp.CallToolResult, error) {
+	var b strings.Builder
+	if !details {
+		for _, e := range out.Entries {
+			name := e.Path
+			if out.Root != "" {
+				name = c.fs.NameIn(out.Root, e.Path)
+			}
+			b.WriteString(grepPath(name))
+			if e.Type == "dir" {
+				b.WriteByte('/')
+			}
+			b.WriteByte('\n')
+		}
+		for _, n := range notes {
+			b.WriteString("[folio] ")
+			b.WriteString(n)
+			b.WriteByte('\n')
+		}
+	}
+	folds := false
+	if s.cfg.Fold != nil && b.Len() > s.cfg.Fold.Threshold() {
+		_, folds = s.callOwner(ctx, req)
+	}
+	if details || folds {
+		j, err := marshalCompact(out)
+		if err != nil {
+			return s.toolError(err)
+		}
+		return textResult(string(j)), nil
+	}
+	return textResult(b.String()), nil
+}
+
+// listRoots answers a list without uri when several roots are served:
+// the roots themselves, by their absolute paths.
+func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *caller, roots []string, details bool) (*mcp.CallToolResult, error) {
+	out := wire.Listing{Entries: []wire.Entry{}}
+	note := "several roots are served: list one with uri set to its path"
+	for _, root := range roots {
+		d, err := c.fs.Resolve(root)
+		if err != nil {
+			return s.toolError(err)
+		}
+		e := wire.Entry{Path: root, Type: "dir"}
+		if details {
+			e.MTime = d.ModTime().UTC().Format(time.RFC3339)
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	out.Note = note
+	return s.listAnswer(ctx, req, c, out, []string{note}, details)
+}
