@@ -141,7 +141,7 @@ func (f *Folder) Fold(ctx context.Context, owner Owner, data []byte, out *schema
 	rand.Read(raw)
 	handle := base64.RawURLEncoding.EncodeToString(raw)
 	folded := &Folded{Handle: handle, Bytes: len(data), TTL: f.opt.TTL}
-	folded.Hint = hint(sum, folded)
+	folded.Hint = hint(sum, folded, f.counter.Count(string(data)))
 	folded.JSON = f.describe(data, sum, handle, f.opt.ThresholdBytes-len(folded.Hint)-1)
 	if err := admits(out, folded.JSON); err != nil {
 		return nil, err
@@ -209,24 +209,50 @@ func (f *Folder) describe(data []byte, s *summary, handle string, size int) []by
 	return jsonvalue.Marshal(jsonvalue.Obj("preview", shown, "shape", shape, "handle", handle, "uri", URI(handle, "")))
 }
 
-// hint tells the model how to read the rest, naming the first list of the
-// answer (when its key is short) as an example.
-func hint(s *summary, f *Folded) string {
+// hintTokens is the max_tokens a hint's example asks for: enough to read
+// most folded answers in one or two calls, small enough for any context.
+const hintTokens = 8000
+
+// hint tells the model how to read the rest, with an example call that
+// reads it cheapest: a string (a text answer) in runs of max_tokens, saying
+// how many tokens it is; a list of objects (the first of the answer, when
+// its key is short) projected to one short key of its items, when they
+// have one, and in runs of max_tokens too.
+func hint(s *summary, f *Folded, tokens int) string {
 	example := `,"offset":0,"limit":20`
-	if s.str != nil {
-		example = `,"offset":0,"limit":2000`
-	}
-	if s.obj != nil {
+	switch {
+	case s.str != nil:
+		return fmt.Sprintf(`This answer (%d bytes, %d tokens) was folded: the preview is its start. Read it with the result_query tool, e.g. {"handle":%q,"max_tokens":%d}; it comes back as text, then a [folio] line with the call that goes on; the handle works for this session and caller for %s.`,
+			f.Bytes, tokens, f.Handle, min(hintTokens, tokens+200), ttlText(f.TTL))
+	case s.arr != nil:
+		example = projection(s.arr) + fmt.Sprintf(`,"max_tokens":%d`, hintTokens)
+	case s.obj != nil:
 		example = ""
 		for _, k := range s.obj.keys {
-			if s.obj.members[k].arr != nil && len(k) <= 64 {
-				example = fmt.Sprintf(`,"path":%s,"offset":0,"limit":20`, jsonvalue.Marshal(k))
+			if m := s.obj.members[k]; m.arr != nil && len(k) <= 64 {
+				example = fmt.Sprintf(`,"path":%s%s,"max_tokens":%d`, jsonvalue.Marshal(k), projection(m.arr), hintTokens)
 				break
 			}
 		}
 	}
-	return fmt.Sprintf(`This answer (%d bytes) was folded into a preview and its shape. Read the parts you need with the result_query tool, e.g. {"handle":%q%s}; the handle works for this session and caller for %s.`,
-		f.Bytes, f.Handle, example, ttlText(f.TTL))
+	return fmt.Sprintf(`This answer (%d bytes, %d tokens) was folded into a preview and its shape. Read the parts you need with the result_query tool, e.g. {"handle":%q%s}, and on from next_offset; fields keeps only the keys you need; the handle works for this session and caller for %s.`,
+		f.Bytes, tokens, f.Handle, example, ttlText(f.TTL))
+}
+
+// projection is the fields argument that keeps one key of a list's items,
+// when they are objects that all have a string key: the first such key of
+// a name ("path", "name", "id", "title", "uri", "url", "key"), else none.
+func projection(a *arraySummary) string {
+	o := a.items
+	if o == nil || o.obj == nil || len(o.obj.keys) < 2 {
+		return ""
+	}
+	for _, name := range []string{"path", "name", "id", "title", "uri", "url", "key"} {
+		if m := o.obj.members[name]; m != nil && m.seen == o.obj.n && m.str != nil {
+			return fmt.Sprintf(`,"fields":[%q]`, name)
+		}
+	}
+	return ""
 }
 
 // ttlText says d in whole minutes where it can.

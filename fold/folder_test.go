@@ -454,14 +454,22 @@ func TestReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A folded text comes back as text, a run at a time, then a line
+	// that says which characters and the call that goes on.
 	a, err := f.Query(ctx, alice, Query{Handle: folded.Handle})
-	var got struct {
-		Value      string
-		Total      int
-		NextOffset int `json:"next_offset"`
+	want := text[:defaultChars] + "\n" + fmt.Sprintf(`[folio] characters 0-%d of %d; more: result_query {"handle":%q,"offset":%d}`, defaultChars, len(text), folded.Handle, defaultChars)
+	if err != nil || string(a.JSON) != want {
+		t.Errorf("a folded string: %.300s %v", a.JSON, err)
 	}
-	if err != nil || json.Unmarshal(a.JSON, &got) != nil || got.Total != len(text) || got.Value != text[:defaultChars] || got.NextOffset != defaultChars {
-		t.Errorf("a folded string: %s %v", a.JSON, err)
+	budget := 300
+	a, err = f.Query(ctx, alice, Query{Handle: folded.Handle, Offset: &budget, MaxTokens: &budget})
+	run, footer, _ := strings.Cut(string(a.JSON), "\n[folio] ")
+	if err != nil || a.Tokens > budget || !strings.HasPrefix(text[300:], run) || !strings.HasSuffix(run, "\n") || !strings.Contains(footer, `"max_tokens":300}`) {
+		t.Errorf("a run of max_tokens: %d tokens, %.200q %v", a.Tokens, a.JSON, err)
+	}
+	last := len(text) - 5
+	if a, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Offset: &last}); err != nil || string(a.JSON) != "JSON\n\n"+fmt.Sprintf("[folio] characters %d-%d of %d, the end", last, len(text), len(text)) {
+		t.Errorf("the last run: %q %v", a.JSON, err)
 	}
 }
 

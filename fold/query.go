@@ -2,6 +2,7 @@ package fold
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,11 +13,13 @@ import (
 	"github.com/folio-mcp/folio/toolerr"
 )
 
-// Default slice lengths of Query, and the most fields it takes.
+// Default slice lengths of Query, the most fields it takes, and the most
+// bytes an answer of max_tokens holds.
 const (
 	defaultItems = 20
 	defaultChars = 2000
 	maxFields    = 100
+	maxRunBytes  = 8 << 20
 )
 
 // Query asks for part of a folded answer.
@@ -62,11 +65,21 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if err != nil {
 		return Answer{}, toolerr.New(toolerr.CodePathNotFound, "%v; read the shape, or query a shorter path", err)
 	}
+	if q.Path == "" && len(raw) > 0 && raw[0] == '"' && len(q.Fields) == 0 && q.Page == nil {
+		// A folded text answer: its text comes back as text.
+		return f.textRun(q, raw)
+	}
 	path := q.Path
 	if path == "" {
 		path = "$"
 	}
 	s := slicer{q: q, threshold: f.opt.ThresholdBytes, counter: f.counter, head: pager.AppendString([]byte(`{"path":`), path)}
+	if q.MaxTokens != nil {
+		// The caller chose how much it takes: an answer of max_tokens
+		// may pass the fold threshold, up to maxRunBytes.
+		s.threshold = max(s.threshold, min(*q.MaxTokens, maxRunBytes)*f.counter.MaxBytesPerToken())
+		s.threshold = min(s.threshold, maxRunBytes)
+	}
 	return s.answer(raw)
 }
 
@@ -414,4 +427,93 @@ func missingFields(fields []string, found map[string]bool) string {
 // fails, for ok true up to some point and false after.
 func mostThatFit(hi int, ok func(int) bool) int {
 	return sort.Search(hi, func(i int) bool { return !ok(i + 1) })
+}
+
+// textRun answers a query of a folded text (an answer that was one string,
+// as list's and grep's are): a run of its characters as they are, not
+// escaped, so that reading it costs what the text costs, then a newline
+// and a [folio] line that says which characters these are and the call
+// that goes on. With max_tokens the run is as long as fits, cut after a
+// newline where one falls in its second half; else limit characters
+// (defaultChars when not given).
+func (f *Folder) textRun(q Query, raw []byte) (Answer, error) {
+	v, err := jsonvalue.Parse(raw)
+	text, ok := v.(string)
+	if err != nil || !ok {
+		return Answer{}, toolerr.Invalid("the folded answer is not a text")
+	}
+	total := utf8.RuneCountInString(text)
+	offset := 0
+	if q.Offset != nil {
+		offset = *q.Offset
+	}
+	if offset > total {
+		return Answer{}, toolerr.Invalid("offset %d is past the end: the text has %d characters", offset, total)
+	}
+	rest := text
+	for range offset {
+		_, size := utf8.DecodeRuneInString(rest)
+		rest = rest[size:]
+	}
+	// ends[i] is the byte length of the first i+1 characters of rest, up
+	// to what any answer could hold.
+	limit := total - offset
+	if q.Limit != nil {
+		limit = min(limit, *q.Limit)
+	} else if q.MaxTokens == nil {
+		limit = min(limit, defaultChars)
+	}
+	var ends []int
+	for at := 0; len(ends) < limit && at < len(rest) && at <= maxRunBytes; {
+		_, size := utf8.DecodeRuneInString(rest[at:])
+		at += size
+		ends = append(ends, at)
+	}
+	build := func(n int) []byte {
+		end := 0
+		if n > 0 {
+			end = ends[n-1]
+		}
+		b := append([]byte(rest[:end]), '\n')
+		if offset+n < total {
+			return fmt.Appendf(b, "[folio] characters %d-%d of %d; more: result_query {\"handle\":%q,\"offset\":%d%s}", offset, offset+n, total, q.Handle, offset+n, runArgs(q))
+		}
+		return fmt.Appendf(b, "[folio] characters %d-%d of %d, the end", offset, offset+n, total)
+	}
+	n := len(ends)
+	if q.MaxTokens == nil {
+		if b := build(n); len(b) <= f.opt.ThresholdBytes {
+			return Answer{JSON: b}, nil
+		}
+		fits := mostThatFit(n, func(k int) bool { return len(build(k)) <= f.opt.ThresholdBytes })
+		return Answer{}, toolerr.New(toolerr.CodeSliceTooLarge, "these characters are over the %d-byte limit: read at most %d from offset %d, or pass max_tokens to get as many as fit", f.opt.ThresholdBytes, fits, offset)
+	}
+	budget := *q.MaxTokens
+	tokens := func(k int) int { return f.counter.Count(string(build(k))) }
+	if n > 0 && tokens(1) > budget {
+		need := tokens(1)
+		return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for this answer: it needs %d; retry with max_tokens of %d or more", budget, need, need)
+	}
+	k := mostThatFit(n, func(k int) bool { return tokens(k) <= budget })
+	if k < n {
+		// End the run after a newline, when one falls in its second
+		// half: the next run starts on a line.
+		if nl := strings.LastIndexByte(rest[:ends[k-1]], '\n'); nl >= ends[k-1]/2 {
+			k = sort.SearchInts(ends[:k], nl+1) + 1
+		}
+	}
+	b := build(k)
+	return Answer{JSON: b, Tokens: f.counter.Count(string(b))}, nil
+}
+
+// runArgs are the arguments of a text run's query that the next run
+// keeps.
+func runArgs(q Query) string {
+	switch {
+	case q.MaxTokens != nil:
+		return fmt.Sprintf(`,"max_tokens":%d`, *q.MaxTokens)
+	case q.Limit != nil:
+		return fmt.Sprintf(`,"limit":%d`, *q.Limit)
+	}
+	return ""
 }

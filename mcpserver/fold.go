@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -88,10 +90,12 @@ func (s *Server) connectionID(ss *mcp.ServerSession) string {
 	return id
 }
 
-// foldOwn folds the answer of list or grep, one text that is a JSON
-// object (see package fold), when it is over the threshold and the caller
-// can read a handle back; else it goes whole. When the store fails the
-// answer goes whole and a warning is logged.
+// foldOwn folds the answer of list or grep, one text, when it is over the
+// threshold and the caller can read a handle back; else it goes whole. A
+// JSON object (list's details) folds as JSON; text folds as one string,
+// which result_query gives back in as few calls as max_tokens lets, at
+// about the text's own cost. When the store fails the answer goes whole
+// and a warning is logged.
 func (s *Server) foldOwn(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if len(res.Content) != 1 {
 		return res
@@ -104,8 +108,12 @@ func (s *Server) foldOwn(ctx context.Context, req *mcp.CallToolRequest, res *mcp
 	if !ok {
 		return res
 	}
+	data := []byte(text.Text)
+	if !strings.HasPrefix(text.Text, "{") {
+		data = pager.AppendString(nil, text.Text)
+	}
 	// folio's own tools have no output schema.
-	folded, err := s.cfg.Fold.Fold(ctx, owner, []byte(text.Text), nil)
+	folded, err := s.cfg.Fold.Fold(ctx, owner, data, nil)
 	if err != nil {
 		s.log.Warn("answer sent whole: it could not be folded", "tool", req.Params.Name, "bytes", len(text.Text), "err", err)
 		return res

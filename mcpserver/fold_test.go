@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +15,6 @@ import (
 	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
-	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -47,10 +47,50 @@ func wantFolded(t testing.TB, r result) folded {
 		t.Fatalf("text JSON %.300s: %v", body, err)
 	}
 	m, _ := r.meta[wire.MetaResultHandle].(map[string]any)
-	if m["handle"] != f.Handle || m["bytes"].(float64) <= float64(fold.DefaultThresholdBytes) || m["ttlSeconds"] != float64(600) {
+	if m["handle"] != f.Handle || m["bytes"].(float64) <= 1024 || m["ttlSeconds"] != float64(600) {
 		t.Fatalf("_meta %v", r.meta)
 	}
 	return f
+}
+
+// readFolded reads a folded text answer whole, as its hint says: runs of
+// max_tokens, each the text, then a [folio] line with the call that goes
+// on.
+func readFolded(t testing.TB, cs *mcp.ClientSession, handle string) string {
+	t.Helper()
+	var b strings.Builder
+	args := map[string]any{"handle": handle, "max_tokens": 8000}
+	for {
+		r := call(t, cs, "result_query", args)
+		text, next, err := textRun(r.text)
+		if r.isError || err != nil {
+			t.Fatalf("result_query %v: %v: %.300s", args, err, r.text)
+		}
+		b.WriteString(text)
+		if next == nil {
+			return b.String()
+		}
+		args = next
+	}
+}
+
+// textRun splits a run of a folded text into its text and the call that
+// goes on (nil at the end).
+func textRun(answer string) (string, map[string]any, error) {
+	at := strings.LastIndex(answer, "\n[folio] characters ")
+	if at < 0 {
+		return "", nil, fmt.Errorf("no [folio] line")
+	}
+	footer := answer[at+1:]
+	if strings.HasSuffix(footer, ", the end") {
+		return answer[:at], nil, nil
+	}
+	_, call, ok := strings.Cut(footer, "more: result_query ")
+	var next map[string]any
+	if !ok || json.Unmarshal([]byte(call), &next) != nil {
+		return "", nil, fmt.Errorf("footer %q", footer)
+	}
+	return answer[:at], next, nil
 }
 
 // queryAll reads every item of the list at path through result_query, page
@@ -84,17 +124,17 @@ func queryAll(t testing.TB, cs *mcp.ClientSession, handle, path string) []json.R
 }
 
 // TestListFoldsOverHTTP lists the Go distribution's src/net recursively
-// over HTTP: the answer folds, result_query gives back every entry exactly,
+// over HTTP, with details (a JSON answer): the answer folds, result_query gives back every entry exactly,
 // and neither another subject nor another session of the same subject can
 // read the handle.
 func TestListFoldsOverHTTP(t *testing.T) {
 	e := newEnvAt(t, mcptest.GoSource(t, "net"))
 	alice := e.addToken(t, "alice")
 	bob := e.addToken(t, "bob")
-	endpoint := serveHTTP(t, e.server(t, serverOpts{threshold: 4096}))
+	endpoint := serveHTTP(t, e.server(t, serverOpts{threshold: 8192}))
 	cs := dialHTTP(t, endpoint, alice, nil)
 
-	r := call(t, cs, "list", map[string]any{"recursive": true})
+	r := call(t, cs, "list", map[string]any{"recursive": true, "details": true})
 	f := wantFolded(t, r)
 	if len(r.text) > fold.DefaultThresholdBytes {
 		t.Errorf("the folded answer is %d bytes", len(r.text))
@@ -103,7 +143,7 @@ func TestListFoldsOverHTTP(t *testing.T) {
 
 	// The same listing, whole, from a server that never folds.
 	whole := e.server(t, serverOpts{threshold: 1 << 30, local: true})
-	want := listing(t, call(t, dialMemory(t, whole, nil), "list", map[string]any{"recursive": true}))
+	want := listing(t, call(t, dialMemory(t, whole, nil), "list", map[string]any{"recursive": true, "details": true}))
 	if len(got) != len(want.Entries) || len(got) < 300 {
 		t.Fatalf("result_query gave %d entries, the whole listing has %d", len(got), len(want.Entries))
 	}
@@ -137,7 +177,7 @@ func TestListFoldsOverHTTP(t *testing.T) {
 	wantCode(t, call(t, dialHTTP(t, endpoint, bob, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 	wantCode(t, call(t, dialSession(t, endpoint, alice, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 	session := dialSession(t, endpoint, alice, nil)
-	g := wantFolded(t, call(t, session, "list", map[string]any{"recursive": true}))
+	g := wantFolded(t, call(t, session, "list", map[string]any{"recursive": true, "details": true}))
 	if r := call(t, session, "result_query", map[string]any{"handle": g.Handle, "path": "entries.3.path"}); r.isError {
 		t.Errorf("a session reads its own handle: %s", r.text)
 	}
@@ -169,7 +209,7 @@ func TestFoldNeedsAnOwner(t *testing.T) {
 		t.Errorf("tools %v", names)
 	}
 	f := wantFolded(t, call(t, dialHTTP(t, anonymous, "", nil), "list", map[string]any{"recursive": true}))
-	if n := len(queryAll(t, dialHTTP(t, anonymous, "", nil), f.Handle, "entries")); n != 610 {
+	if n := strings.Count(readFolded(t, dialHTTP(t, anonymous, "", nil), f.Handle), "\n"); n != 610 {
 		t.Errorf("the sessionless era, anonymous: %d entries, want 610", n)
 	}
 
@@ -177,7 +217,7 @@ func TestFoldNeedsAnOwner(t *testing.T) {
 	dave := e.addToken(t, "dave")
 	endpoint := serveHTTP(t, e.server(t, serverOpts{stateless: true}))
 	f = wantFolded(t, call(t, dialSession(t, endpoint, tok, nil), "list", map[string]any{"recursive": true}))
-	if n := len(queryAll(t, dialSession(t, endpoint, tok, nil), f.Handle, "entries")); n != 610 {
+	if n := strings.Count(readFolded(t, dialSession(t, endpoint, tok, nil), f.Handle), "\n"); n != 610 {
 		t.Errorf("%d entries, want 610", n)
 	}
 	wantCode(t, call(t, dialSession(t, endpoint, dave, nil), "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
@@ -193,8 +233,8 @@ func TestFoldPerConnection(t *testing.T) {
 	s := e.server(t, serverOpts{local: true})
 	one, two := dialMemory(t, s, nil), dialMemory(t, s, nil)
 	f := wantFolded(t, call(t, one, "list", nil))
-	if r := call(t, one, "result_query", map[string]any{"handle": f.Handle, "path": "entries.399.path"}); r.text != `{"path":"entries.399.path","value":"file-with-a-longish-name-0399.md","total":32,"offset":0}` {
-		t.Errorf("own handle: %s", r.text)
+	if text := readFolded(t, one, f.Handle); !strings.Contains(text, "\nfile-with-a-longish-name-0399.md\n") {
+		t.Errorf("own handle: %.300s", text)
 	}
 	wantCode(t, call(t, two, "result_query", map[string]any{"handle": f.Handle}), toolerr.CodeHandleNotFound)
 }
@@ -217,14 +257,12 @@ func TestGrepFoldsOnlyWhenLarge(t *testing.T) {
 		t.Errorf("small grep: %s", r.text)
 	}
 	f := wantFolded(t, call(t, cs, "grep", map[string]any{"pattern": "needle", "max_matches": 5000}))
-	matches := queryAll(t, cs, f.Handle, "matches")
-	if len(matches) != 2001 {
-		t.Fatalf("%d matches, want 2001", len(matches))
+	g := grepResult(t, result{text: readFolded(t, cs, f.Handle)})
+	if len(g.Matches) != 2001 {
+		t.Fatalf("%d matches, want 2001", len(g.Matches))
 	}
-	var m search.Line
-	json.Unmarshal(matches[1500], &m)
-	if m.Line != 1501 || m.Text != "line 1500: needle "+strings.Repeat("hay ", 1500%7) {
-		t.Errorf("match 1500: %s", matches[1500])
+	if m := g.Matches[1500]; m.Path != "big.txt" || m.Line != 1501 || m.Text != "line 1500: needle "+strings.Repeat("hay ", 1500%7) {
+		t.Errorf("match 1500: %+v", m)
 	}
 }
 
@@ -246,13 +284,12 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{store: store, log: slog.New(slog.NewTextHandler(&logs, nil))})), tok, nil)
 
 	f := wantFolded(t, call(t, cs, "list", nil))
-	if r := call(t, cs, "result_query", map[string]any{"handle": f.Handle, "path": "/entries/0/path"}); r.isError {
+	if r := call(t, cs, "result_query", map[string]any{"handle": f.Handle, "max_tokens": 100}); r.isError {
 		t.Fatalf("result_query through Redis: %s", r.text)
 	}
 	srv.Kill()
 	r := call(t, cs, "list", nil)
-	var whole wire.Listing
-	if r.isError || r.raw.StructuredContent != nil || json.Unmarshal([]byte(r.text), &whole) != nil || len(whole.Entries) != 600 {
+	if r.isError || r.raw.StructuredContent != nil || len(listing(t, r).Entries) != 600 {
 		t.Fatalf("with Redis down: %.200s", r.text)
 	}
 	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "answer sent whole") {
@@ -260,19 +297,57 @@ func TestRedisStoreDownSendsWhole(t *testing.T) {
 	}
 }
 
-// TestFoldedListTokens measures what folding saves the model: the tokens of
-// the folded recursive list of the Go distribution's src/net against the
-// tokens of the whole answer.
-func TestFoldedListTokens(t *testing.T) {
-	e := newEnvAt(t, mcptest.GoSource(t, "net"))
-	args := map[string]any{"recursive": true}
-	folded := call(t, dialMemory(t, e.server(t, serverOpts{local: true, threshold: 4096}), nil), "list", args)
-	wantFolded(t, folded)
-	whole := call(t, dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 30}), nil), "list", args)
+// TestFoldedReadWhole: a folded answer read whole by following its hint
+// (the example call, then on from next_offset) takes at most 4 calls, the
+// answer's own included, and at most 1.1 times the tokens of the answer
+// sent whole: a recursive list of Go's src/crypto and a grep of it. A folded
+// JSON answer's hint names the cheaper projection (go test -run
+// FoldedReadWhole -v ./mcpserver).
+func TestFoldedReadWhole(t *testing.T) {
+	e := newEnvAt(t, mcptest.GoSource(t, "crypto"))
+	folding := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	whole := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 30}), nil)
 	c := counter(t, "o200k_base")
-	nf, nw := c.Count(folded.text), c.Count(whole.text)
-	t.Logf("recursive list of src/net: folded %d bytes, %d tokens; whole %d bytes, %d tokens (o200k_base)", len(folded.text), nf, len(whole.text), nw)
-	if nf*4 > nw {
-		t.Errorf("the folded answer (%d tokens) is over a quarter of the whole (%d)", nf, nw)
+	example := regexp.MustCompile(`e\.g\. (\{.*?\})[,;]`)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list", map[string]any{"recursive": true}},
+		{"grep", map[string]any{"pattern": `panic\(`}},
+	} {
+		r := call(t, folding, tc.tool, tc.args)
+		f := wantFolded(t, r)
+		want := call(t, whole, tc.tool, tc.args).text
+		m := example.FindStringSubmatch(r.text)
+		var args map[string]any
+		if m == nil || json.Unmarshal([]byte(m[1]), &args) != nil || args["handle"] != f.Handle {
+			t.Fatalf("%s: the hint has no call to follow: %s", tc.tool, r.text[strings.LastIndex(r.text, "\n"):])
+		}
+		calls, tokens := 1, c.Count(r.text)
+		var got strings.Builder
+		for args != nil {
+			q := call(t, folding, "result_query", args)
+			calls++
+			tokens += c.Count(q.text)
+			text, next, err := textRun(q.text)
+			if q.isError || err != nil {
+				t.Fatalf("%s: result_query %v: %v: %.300s", tc.tool, args, err, q.text)
+			}
+			got.WriteString(text)
+			args = next
+		}
+		n := c.Count(want)
+		t.Logf("%s %v: whole %d tokens; folded and read whole by the hint: %d tokens (%.3fx) in %d calls", tc.tool, tc.args, n, tokens, float64(tokens)/float64(n), calls)
+		if got.String() != want || calls > 4 || float64(tokens) > 1.1*float64(n) {
+			t.Errorf("%s: %d calls, %d tokens against %d whole; same text %v", tc.tool, calls, tokens, n, got.String() == want)
+		}
+	}
+	// A JSON answer (list with details): the hint names the projection
+	// to one short key, and max_tokens.
+	r := call(t, folding, "list", map[string]any{"recursive": true, "details": true})
+	wantFolded(t, r)
+	if !strings.Contains(r.text, `"path":"entries","fields":["path"],"max_tokens":8000`) {
+		t.Errorf("the hint of a folded listing with details: %s", r.text[strings.LastIndex(r.text, "\n"):])
 	}
 }

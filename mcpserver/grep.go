@@ -44,17 +44,6 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	text, matches := grepText(out, o.Context > 0)
-	if s.cfg.Fold != nil && len(text) > s.cfg.Fold.Threshold() {
-		if _, ok := s.callOwner(ctx, req); ok {
-			// Too large to send whole: its JSON folds (see foldOwn), and
-			// result_query reads it in parts.
-			b, err := marshalCompact(out)
-			if err != nil {
-				return s.toolError(err)
-			}
-			return textResult(string(b)), nil
-		}
-	}
 	res := textResult(text)
 	res.Meta = mcp.Meta{wire.MetaMatches: matches, wire.MetaFilesSearched: out.FilesSearched, wire.MetaTruncated: out.Truncated}
 	return res, nil

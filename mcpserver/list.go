@@ -56,7 +56,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
-		return s.listRoots(ctx, req, c, roots, a.Details)
+		return s.listRoots(c, roots, a.Details)
 	}
 	if a.URI == "" {
 		a.URI = "."
@@ -120,15 +120,14 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		notes = append(notes, "no entries")
 	}
 	out.Note = strings.Join(notes, "; ")
-	return s.listAnswer(ctx, req, c, out, notes, a.Details)
+	return s.listAnswer(c, out, notes, a.Details)
 }
 
-// listAnswer writes a listing: as JSON when details are asked for, or
-// when it is too large to send whole (it folds then); else one path per
-// line, as read takes it, directories ending in "/", and a [folio] line
-// for each note. That costs about what the bare paths cost: what a model
-// needs to choose what to read next.
-func (s *Server) listAnswer(ctx context.Context, req *mcp.CallToolRequest, c *caller, out wire.Listing, notes []string, details bool) (*mcp.CallToolResult, error) {
+// listAnswer writes a listing: as JSON when details are asked for, else
+// one path per line, as read takes it, directories ending in "/", and a
+// [folio] line for each note. That costs about what the bare paths cost:
+// what a model needs to choose what to read next.
+func (s *Server) listAnswer(c *caller, out wire.Listing, notes []string, details bool) (*mcp.CallToolResult, error) {
 	var b strings.Builder
 	if !details {
 		for _, e := range out.Entries {
@@ -148,11 +147,7 @@ func (s *Server) listAnswer(ctx context.Context, req *mcp.CallToolRequest, c *ca
 			b.WriteByte('\n')
 		}
 	}
-	folds := false
-	if s.cfg.Fold != nil && b.Len() > s.cfg.Fold.Threshold() {
-		_, folds = s.callOwner(ctx, req)
-	}
-	if details || folds {
+	if details {
 		j, err := marshalCompact(out)
 		if err != nil {
 			return s.toolError(err)
@@ -164,7 +159,7 @@ func (s *Server) listAnswer(ctx context.Context, req *mcp.CallToolRequest, c *ca
 
 // listRoots answers a list without uri when several roots are served:
 // the roots themselves, by their absolute paths.
-func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *caller, roots []string, details bool) (*mcp.CallToolResult, error) {
+func (s *Server) listRoots(c *caller, roots []string, details bool) (*mcp.CallToolResult, error) {
 	out := wire.Listing{Entries: []wire.Entry{}}
 	note := "several roots are served: list one with uri set to its path"
 	for _, root := range roots {
@@ -179,5 +174,5 @@ func (s *Server) listRoots(ctx context.Context, req *mcp.CallToolRequest, c *cal
 		out.Entries = append(out.Entries, e)
 	}
 	out.Note = note
-	return s.listAnswer(ctx, req, c, out, []string{note}, details)
+	return s.listAnswer(c, out, []string{note}, details)
 }

@@ -53,7 +53,7 @@ func TestServeBothEras(t *testing.T) {
 	}
 	// A sessionless caller's folded answer is its own in its next
 	// connection.
-	res := mcptest.Call(t, sessionless, "list", map[string]any{"uri": "many"})
+	res := mcptest.Call(t, sessionless, "list", map[string]any{"uri": "many", "details": true})
 	var folded struct{ Handle string }
 	if err := json.Unmarshal(mustMarshal(t, res.StructuredContent), &folded); err != nil || folded.Handle == "" {
 		t.Fatalf("a list of 600 entries did not fold: %.200s", mcptest.Text(res))

@@ -168,7 +168,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	if len(served) != 2 || served["r0"] == 0 || served["r1"] == 0 {
 		t.Errorf("pages served by replica: %v", served)
 	}
-	res, _, err := callRetry(cs, "list", map[string]any{"uri": ".", "recursive": true})
+	res, _, err := callRetry(cs, "list", map[string]any{"uri": ".", "recursive": true, "details": true})
 	if err != nil {
 		t.Fatal(err)
 	}
