@@ -165,20 +165,33 @@ func readSmall(dir int, names ...string) []byte {
 	return b
 }
 
-// maxSkipsNamed is how many skipped paths SkipNote names.
+// maxSkipsNamed is how many skipped paths a Skips keeps and names.
 const maxSkipsNamed = 5
 
-// SkipNote tells what a listing or a search left out because ignore files
-// exclude it: the first paths (directories ending in "/") with the rule
-// and file of each, what became of them, and what to do.
-func SkipNote(skips []Skip, what, todo string) string {
+// Skips gathers what a walk left out because ignore files exclude it: how
+// many, and the first few.
+type Skips struct {
+	N     int
+	First []Skip
+}
+
+// Add counts s, and keeps it when it is among the first.
+func (k *Skips) Add(s Skip) {
+	if k.N++; len(k.First) < maxSkipsNamed {
+		k.First = append(k.First, s)
+	}
+}
+
+// Note tells what a listing or a search left out: the first paths
+// (directories ending in "/") with the rule and file of each, what became
+// of them, and what to do; "" when nothing was.
+func (k *Skips) Note(what, todo string) string {
+	if k.N == 0 {
+		return ""
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d ignored %s %s (", len(skips), plural(len(skips), "path", "paths"), what)
-	for i, s := range skips {
-		if i == maxSkipsNamed {
-			fmt.Fprintf(&b, ", %d more", len(skips)-i)
-			break
-		}
+	fmt.Fprintf(&b, "%d ignored %s %s (", k.N, plural(k.N, "path", "paths"), what)
+	for i, s := range k.First {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -187,6 +200,9 @@ func SkipNote(skips []Skip, what, todo string) string {
 			b.WriteByte('/')
 		}
 		fmt.Fprintf(&b, " by %s %q", s.File, s.Rule)
+	}
+	if more := k.N - len(k.First); more > 0 {
+		fmt.Fprintf(&b, ", %d more", more)
 	}
 	b.WriteString("): ")
 	b.WriteString(todo)

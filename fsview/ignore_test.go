@@ -2,6 +2,7 @@ package fsview
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -238,4 +239,20 @@ func FuzzIgnorePattern(f *testing.F) {
 			t.Errorf("%q matches %q by more than its last name", rule, rel)
 		}
 	})
+}
+
+// TestSkipsNote: a note names the first five paths left out, with their
+// file and rule, and counts the rest.
+func TestSkipsNote(t *testing.T) {
+	var k Skips
+	if k.Note("x", "y") != "" {
+		t.Error("a note of nothing left out")
+	}
+	for i := range 7 {
+		k.Add(Skip{Rel: fmt.Sprintf("d%d", i), Dir: i == 0, File: ".gitignore", Rule: "d*"})
+	}
+	want := `7 ignored paths not listed (d0/ by .gitignore "d*", d1 by .gitignore "d*", d2 by .gitignore "d*", d3 by .gitignore "d*", d4 by .gitignore "d*", 2 more): list one`
+	if got := k.Note("not listed", "list one"); got != want || len(k.First) != 5 {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

@@ -147,13 +147,11 @@ func TestGrepFollowsAllowList(t *testing.T) {
 	wantCode(t, call(t, cs, "grep", map[string]any{"pattern": "needle", "path": "src/b.go"}), "not_found")
 }
 
-// TestGrepCostAgainstRipgrep: a grep answer costs at most 1.15 times the
-// tokens (o200k_base) of ripgrep's own output, rg --heading -n with the
-// same context, on the same matches in a copy of Go's net/http: about 1,
-// 30 and 300 of them, with no context and with 3 lines. ripgrep (Debian's
-// package) is the judge: the test is skipped without it, unless
-// FOLIO_REQUIRE_RIPGREP is set (as in CI).
-func TestGrepCostAgainstRipgrep(t *testing.T) {
+// ripgrepTree is ripgrep, the judge of grep and globs, and an env of a
+// copy of Go's net/http for it and folio to search. Without rg the test is
+// skipped, unless FOLIO_REQUIRE_RIPGREP is set (as in CI).
+func ripgrepTree(t *testing.T) (rg string, e *env) {
+	t.Helper()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
 		if os.Getenv("FOLIO_REQUIRE_RIPGREP") != "" {
@@ -161,10 +159,20 @@ func TestGrepCostAgainstRipgrep(t *testing.T) {
 		}
 		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
 	}
-	e := newEnv(t)
+	e = newEnv(t)
 	if err := os.CopyFS(e.dir, os.DirFS(mcptest.GoSource(t, "net", "http"))); err != nil {
 		t.Fatal(err)
 	}
+	return rg, e
+}
+
+// TestGrepCostAgainstRipgrep: a grep answer costs at most 1.15 times the
+// tokens (o200k_base) of ripgrep's own output, rg --heading -n with the
+// same context, on the same matches in a copy of Go's net/http: about 1,
+// 30 and 300 of them, with no context and with 3 lines. ripgrep (Debian's
+// package) is the judge.
+func TestGrepCostAgainstRipgrep(t *testing.T) {
+	rg, e := ripgrepTree(t)
 	// Whole answers, however large, to compare with ripgrep's.
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
 	c := counter(t, pager.O200kBase)
@@ -243,17 +251,7 @@ func TestGrepLongLinesAndOddNames(t *testing.T) {
 // matches names at any depth, one with "/" paths relative to the
 // directory ("/*.go" its own files only).
 func TestGlobsAgreeWithRipgrep(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		if os.Getenv("FOLIO_REQUIRE_RIPGREP") != "" {
-			t.Fatalf("rg is required (FOLIO_REQUIRE_RIPGREP is set): %v", err)
-		}
-		t.Skip("ripgrep is not installed (apt-get install ripgrep)")
-	}
-	e := newEnv(t)
-	if err := os.CopyFS(e.dir, os.DirFS(mcptest.GoSource(t, "net", "http"))); err != nil {
-		t.Fatal(err)
-	}
+	rg, e := ripgrepTree(t)
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
 	for _, glob := range []string{"*.go", "*_test.go", "cgi/*.go", "/*.go", "**/testdata/*", "httptest/*", "*.{go,txt}", "[a-c]*.go"} {
 		cmd := exec.Command(rg, "--files", "--sort", "path", "-g", glob)

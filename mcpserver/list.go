@@ -73,10 +73,10 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if by, ignored := c.fs.IgnoredBy(d.Path, true); ignored {
 		notes = append(notes, fmt.Sprintf("%s is ignored by %s %q: listed as asked, but a listing or search above it leaves it out", by.Rel+"/", by.File, by.Rule))
 	}
-	var skipped []fsview.Skip
+	var skipped fsview.Skips
 	seen := 0                                  // entries before the glob
 	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
-	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth, Skipped: func(sk fsview.Skip) { skipped = append(skipped, sk) }}, func(f fsview.File) error {
+	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth, Skipped: skipped.Add}, func(f fsview.File) error {
 		seen++
 		if a.Glob != "" && !glob.Match(f.RelTo(d)) {
 			return nil
@@ -113,8 +113,8 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
 		notes = append(notes, glob.Missed(seen, "entries", d.URI))
 	}
-	if len(skipped) > 0 {
-		notes = append(notes, fsview.SkipNote(skipped, "not listed", "list one by its path to see it"))
+	if note := skipped.Note("not listed", "list one by its path to see it"); note != "" {
+		notes = append(notes, note)
 	}
 	if len(out.Entries) == 0 && len(notes) == 0 {
 		notes = append(notes, "no entries")

@@ -224,11 +224,11 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	order := make(chan *fileJob, 4*workers)
 	walked := make(chan error, 1)
 	files, matched := 0, 0 // written by the walker, read after it is done
-	var skipped []fsview.Skip
+	var skipped fsview.Skips
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walked <- fs.Walk(ctx, dir.Path, func(s fsview.Skip) { skipped = append(skipped, s) }, func(f fsview.File, err error) error {
+		walked <- fs.Walk(ctx, dir.Path, skipped.Add, func(f fsview.File, err error) error {
 			if err != nil {
 				return nil // hidden: denied, or a symlink that leads out
 			}
@@ -282,9 +282,9 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	if glob != nil && matched == 0 && files > 0 && !out.Truncated {
 		out.Note = glob.Missed(files, "files", dir.URI)
 	}
-	if len(out.Matches) == 0 && len(skipped) > 0 && out.Note == "" {
+	if len(out.Matches) == 0 && out.Note == "" {
 		// Nothing found: perhaps where the ignore files keep it.
-		out.Note = fsview.SkipNote(skipped, "were not searched", "name one as path to search it")
+		out.Note = skipped.Note("were not searched", "name one as path to search it")
 	}
 	return nil
 }
