@@ -128,6 +128,8 @@ func (e *env) setAllow(t testing.TB, i int, allow ...string) {
 type serverOpts struct {
 	stateless bool
 	counter   string
+	// toolSearch is the gateway's search mode (auto when empty).
+	toolSearch string
 	// local serves without the tokens file, as stdio does.
 	local bool
 	// store keeps folded answers; a fresh memory store when nil.
@@ -155,7 +157,8 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 		o.counter = pager.O200kBase
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
-		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs}
+		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs,
+		ToolSearch: o.toolSearch}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}

@@ -31,6 +31,10 @@ func (s *Server) pipeline() []mcp.Middleware {
 		// every stage that makes or changes an answer, so that what is
 		// held is what goes out.
 		s.holdAnswers,
+		// Search mode's meta-tools: call_tool becomes the call it names
+		// before anything judges a call's tool, so that it is the same
+		// call as of a listed tool.
+		s.searchTools,
 		// The token's tools list: before anything looks at a call's tool
 		// or lists tools, so that a tool it may not use is as if absent.
 		s.toolAccess,

@@ -41,6 +41,11 @@ type Config struct {
 	// Gateway, when set, offers the tools of upstream MCP servers beside
 	// folio's own, and calls them.
 	Gateway *upstream.Gateway
+	// ToolSearch is the gateway's search mode: SearchAuto (the default),
+	// SearchOn or SearchOff; ToolSearchThreshold the tokens of upstream
+	// tools past which auto searches (DefaultToolSearchThreshold when 0).
+	ToolSearch          string
+	ToolSearchThreshold int
 	// NoReferenceArgs keeps upstream tools' schemas as they are, without
 	// the X_uri arguments that invite references.
 	NoReferenceArgs bool
@@ -108,6 +113,8 @@ type Server struct {
 	// for: all are emptied when the catalog changes, so that they hold no
 	// more than the catalogs in use.
 	schemas, outputs, invited, referables sync.Map
+	// search is the gateway's search state (see searchFor).
+	search searchCache
 }
 
 // New builds the server with its tools and resources.
@@ -135,6 +142,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxSessionsPerSubject <= 0 {
 		cfg.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
+	}
+	if cfg.ToolSearchThreshold <= 0 {
+		cfg.ToolSearchThreshold = DefaultToolSearchThreshold
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sdkLog: slog.New(quieter{cfg.Logger.Handler()}), sessions: newSessionTable()}
 	references := ""

@@ -39,9 +39,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 				return res, err
 			}
 			list := res.(*mcp.ListToolsResult)
-			for _, t := range catalog.Tools {
-				list.Tools = append(list.Tools, s.advertised(t.Def))
-			}
+			list.Tools = append(list.Tools, s.listed(catalog)...)
 			return list, nil
 		}
 		call := req.(*mcp.CallToolRequest)
@@ -250,7 +248,9 @@ func (s *Server) toolAccess(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		res, err := next(ctx, method, req)
 		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !c.mayUse(t.Name) })
+			// The meta-tools stay: what they find and call is judged
+			// by the name of each tool.
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !c.mayUse(t.Name) && !metaTool(t.Name) })
 		}
 		return res, err
 	}

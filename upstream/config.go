@@ -25,6 +25,15 @@ type Server struct {
 	Cwd       string
 	URL       string
 	Headers   map[string]string
+	// AlwaysListed names the server's tools (by their own names) that
+	// tools/list offers even in search mode; AllListed offers them all.
+	AlwaysListed []string
+	AllListed    bool
+}
+
+// Listed reports whether the server's tool original is always listed.
+func (s Server) Listed(original string) bool {
+	return s.AllListed || slices.Contains(s.AlwaysListed, original)
 }
 
 // entry is a server as the file gives it.
@@ -36,6 +45,9 @@ type entry struct {
 	Cwd     string            `json:"cwd"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	// AlwaysListed is true (every tool) or the names of tools that
+	// tools/list offers even in search mode.
+	AlwaysListed json.RawMessage `json:"alwaysListed"`
 }
 
 // ErrConfig is the error of a configuration that cannot be used; its
@@ -47,7 +59,8 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 
 // Parse reads an mcpServers file: {"mcpServers":{"NAME":{…}}}, each entry
 // either {"command","args","env","cwd"} (stdio; "type":"stdio" optional) or
-// {"type":"http","url","headers"} ("sse" for the older HTTP transport). ${VAR} in args, env, url and headers is
+// {"type":"http","url","headers"} ("sse" for the older HTTP transport), and
+// optionally "alwaysListed" (true, or tool names: see Server). ${VAR} in args, env, url and headers is
 // replaced by the variable's value from lookup (os.LookupEnv in folio); an
 // unset variable is an error. Other members of an entry (other clients'
 // settings) are ignored. The servers come back sorted by name; two whose
@@ -117,6 +130,11 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 	s := Server{Name: name, Transport: kind}
 	if err := transports[kind].parse(&s, e, expand, bad); err != nil {
 		return Server{}, err
+	}
+	if len(e.AlwaysListed) > 0 {
+		if json.Unmarshal(e.AlwaysListed, &s.AllListed) != nil && json.Unmarshal(e.AlwaysListed, &s.AlwaysListed) != nil {
+			return Server{}, bad("alwaysListed", "want true, or an array of the server's tool names")
+		}
 	}
 	return s, nil
 }

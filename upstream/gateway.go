@@ -402,6 +402,13 @@ func (g *Gateway) UpstreamOf(name string) (string, bool) {
 	return "", false
 }
 
+// AlwaysListed reports whether the tool's upstream marks it to be listed
+// even in search mode (alwaysListed).
+func (g *Gateway) AlwaysListed(t Tool) bool {
+	l := g.links[t.Upstream]
+	return l != nil && l.server.Listed(t.Original)
+}
+
 // Watch has fn called with the new catalog each time it changes after
 // start-up. A session's tools are its own to keep: this is for telling it.
 func (g *Gateway) Watch(fn func(*Catalog)) {

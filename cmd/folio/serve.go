@@ -55,6 +55,8 @@ read by its name either way.`,
 			&cli.StringFlag{Name: "upstreams", EnvVars: []string{"FOLIO_UPSTREAMS"}, Usage: "an mcpServers JSON file: offer those servers' tools too, as NAME__tool (see folio upstreams)"},
 			&cli.StringFlag{Name: "schema-cache", EnvVars: []string{"FOLIO_SCHEMA_CACHE"}, Usage: "the upstreams' schema cache (default one per --upstreams file under $XDG_CACHE_HOME/folio)"},
 			&cli.BoolFlag{Name: "no-reference-args", EnvVars: []string{"FOLIO_NO_REFERENCE_ARGS"}, Usage: "advertise upstream tools' schemas as they are, without the X_uri arguments that take references"},
+			&cli.StringFlag{Name: "tool-search", EnvVars: []string{"FOLIO_TOOL_SEARCH"}, Value: mcpserver.SearchAuto, Usage: "list upstream tools behind find_tools, describe_tools and call_tool: auto (when they cost more than --tool-search-threshold tokens), on or off"},
+			&cli.IntFlag{Name: "tool-search-threshold", EnvVars: []string{"FOLIO_TOOL_SEARCH_THRESHOLD"}, Value: mcpserver.DefaultToolSearchThreshold, Usage: "tokens of upstream tools in tools/list past which --tool-search auto searches"},
 			&cli.DurationFlag{Name: "upstream-timeout", Value: defaultUpstreamTimeout, EnvVars: []string{"FOLIO_UPSTREAM_TIMEOUT"}, Usage: "how long one upstream may take to start and list its tools"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
@@ -68,10 +70,11 @@ read by its name either way.`,
 // what fails after (a root or a tokens file missing) exits 1.
 type serveOptions struct {
 	roots, deny                                                       []string
-	http, tokens, upstreams, schemaCache                              string
+	http, tokens, upstreams, schemaCache, toolSearch                  string
 	stateless, noIgnore, noReferenceArgs                              bool
 	grepTimeout, upstreamTimeout, cursorTTL                           time.Duration
 	maxAnswerBytes, lineMaxTokens, maxSessions, maxSessionsPerSubject int
+	toolSearchThreshold                                               int
 	readMemory, maxFileBytes                                          int64
 	pageFormat                                                        pager.Format
 	logLevel                                                          slog.Level
@@ -88,6 +91,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		roots: c.StringSlice("root"), deny: c.StringSlice("deny"),
 		http: c.String("http"), tokens: c.String("tokens"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
 		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
+		toolSearch: c.String("tool-search"), toolSearchThreshold: c.Int("tool-search-threshold"),
 		grepTimeout: c.Duration("grep-timeout"), upstreamTimeout: c.Duration("upstream-timeout"), cursorTTL: c.Duration("cursor-ttl"),
 		maxAnswerBytes: c.Int("max-answer-bytes"), lineMaxTokens: c.Int("line-max-tokens"),
 		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
@@ -110,6 +114,10 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		return usage("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)
 	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
 		return usage("--upstream-timeout must be positive")
+	case o.toolSearch != mcpserver.SearchAuto && o.toolSearch != mcpserver.SearchOn && o.toolSearch != mcpserver.SearchOff:
+		return usage("--tool-search is auto, on or off")
+	case o.toolSearchThreshold < 1:
+		return usage("--tool-search-threshold must be positive")
 	}
 	for _, root := range o.roots {
 		if err := checkRoot(root); err != nil {
@@ -220,6 +228,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Fold:                  folder,
 		Gateway:               gateway,
 		NoReferenceArgs:       o.noReferenceArgs,
+		ToolSearch:            o.toolSearch,
+		ToolSearchThreshold:   o.toolSearchThreshold,
 		FS:                    fs,
 		Cursors:               cursor.NewCodec(ring, o.cursorTTL, nil),
 		Counter:               o.counter,

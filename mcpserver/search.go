@@ -1,0 +1,264 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/toolsearch"
+	"github.com/folio-mcp/folio/upstream"
+)
+
+// Tool search modes (Config.ToolSearch).
+const (
+	// SearchAuto searches when the upstream tools would cost more than
+	// Config.ToolSearchThreshold tokens in tools/list.
+	SearchAuto = "auto"
+	SearchOn   = "on"
+	SearchOff  = "off"
+	// DefaultToolSearchThreshold is the tokens of upstream tools past
+	// which auto searches: about what three small servers cost.
+	DefaultToolSearchThreshold = 5000
+)
+
+// The meta-tools that stand in for the upstream tools in search mode.
+const (
+	findTools     = "find_tools"
+	describeTools = "describe_tools"
+	callTool      = "call_tool"
+)
+
+// metaTool reports whether name is one of the meta-tools.
+func metaTool(name string) bool {
+	return name == findTools || name == describeTools || name == callTool
+}
+
+// Most tools one find_tools or describe_tools gives.
+const (
+	defaultFound = 5
+	maxFound     = 20
+)
+
+// metaTools are the meta-tools as tools/list offers them.
+var metaTools = []*mcp.Tool{
+	{
+		Name:        findTools,
+		Description: `Find upstream tools for a task, described in your own words: answers up to limit (default 5) lines "name: what it does", best first. Then describe_tools for their arguments, and call_tool to call one.`,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`),
+	},
+	{
+		Name:        describeTools,
+		Description: "The full definitions of upstream tools by name, as tools/list would give them.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":20}},"required":["names"],"additionalProperties":false}`),
+	},
+	{
+		Name:        callTool,
+		Description: "Call an upstream tool by name with its arguments: the same call as if it were listed.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name"],"additionalProperties":false}`),
+	},
+}
+
+// searchState is what search mode knows of one catalog: whether it is on
+// for it, and the index of the tools it does not list.
+type searchState struct {
+	catalog *upstream.Catalog
+	on      bool
+	tokens  int // of the tools it does not list, in tools/list
+	hidden  []upstream.Tool
+	index   *toolsearch.Index
+}
+
+// searchCache holds the states of the catalogs asked about last:
+// catalogs change when a rediscovery says so, and an index is built once
+// for each (sessions of the older era keep the catalog they started with,
+// so a few live at once).
+type searchCache struct {
+	mu     sync.Mutex
+	states []*searchState // newest last, at most maxSearchStates
+}
+
+// maxSearchStates bounds the catalogs whose search state is kept.
+const maxSearchStates = 8
+
+// searchFor is the search state of catalog c.
+func (s *Server) searchFor(c *upstream.Catalog) *searchState {
+	s.search.mu.Lock()
+	defer s.search.mu.Unlock()
+	for _, st := range s.search.states {
+		if st.catalog == c {
+			return st
+		}
+	}
+	st := &searchState{catalog: c}
+	var docs []toolsearch.Doc
+	for _, t := range c.Tools {
+		if s.cfg.Gateway.AlwaysListed(t) {
+			continue
+		}
+		ad := s.advertised(t.Def)
+		b, _ := json.Marshal(ad)
+		st.tokens += s.cfg.Counter.Count(string(b))
+		st.hidden = append(st.hidden, t)
+		schema, _ := json.Marshal(ad.InputSchema)
+		docs = append(docs, toolsearch.Doc{Name: t.Name, Upstream: t.Upstream, Description: ad.Description, Schema: schema})
+	}
+	switch s.cfg.ToolSearch {
+	case SearchOn:
+		st.on = len(st.hidden) > 0
+	case SearchAuto, "":
+		st.on = st.tokens > s.cfg.ToolSearchThreshold
+	}
+	if st.on {
+		st.index = toolsearch.New(docs)
+	}
+	if len(s.search.states) == maxSearchStates {
+		s.search.states = s.search.states[1:]
+	}
+	s.search.states = append(s.search.states, st)
+	return st
+}
+
+// listed is the upstream tools tools/list offers of catalog c: all of
+// them, or in search mode those always listed and the meta-tools.
+func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
+	st := s.searchFor(c)
+	var out []*mcp.Tool
+	for _, t := range c.Tools {
+		if !st.on || s.cfg.Gateway.AlwaysListed(t) {
+			out = append(out, s.advertised(t.Def))
+		}
+	}
+	if st.on {
+		out = append(out, metaTools...)
+	}
+	return out
+}
+
+// searchTools answers the meta-tools in search mode: find_tools and
+// describe_tools here, and call_tool by making it the call it names, so
+// that every stage after this one (the token's tool filter, references,
+// schema checks, folding, progress and cancellation) sees the same call
+// as for a listed tool.
+func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if s.cfg.Gateway == nil || method != "tools/call" || !ok || !metaTool(call.Params.Name) {
+			return next(ctx, method, req)
+		}
+		catalog, err := s.sessionCatalog(ctx, req.GetSession())
+		if err != nil {
+			return nil, err
+		}
+		st := s.searchFor(catalog)
+		if !st.on {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
+		}
+		c, err := s.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		switch call.Params.Name {
+		case findTools:
+			var a struct {
+				Query string `json:"query"`
+				Limit *int   `json:"limit"`
+			}
+			if e := decodeArgs(call.Params.Arguments, &a); e != nil {
+				return errorResult(e), nil
+			}
+			limit := defaultFound
+			if a.Limit != nil {
+				limit = *a.Limit
+			}
+			if strings.TrimSpace(a.Query) == "" || limit < 1 || limit > maxFound {
+				return errorResult(toolerr.Invalid("query must say what you want done, and limit be between 1 and %d", maxFound)), nil
+			}
+			return textResult(s.found(st, c, a.Query, limit)), nil
+		case describeTools:
+			var a struct {
+				Names []string `json:"names"`
+			}
+			if e := decodeArgs(call.Params.Arguments, &a); e != nil {
+				return errorResult(e), nil
+			}
+			if len(a.Names) < 1 || len(a.Names) > maxFound {
+				return errorResult(toolerr.Invalid("names takes 1 to %d tool names, as find_tools gives them", maxFound)), nil
+			}
+			return s.described(catalog, c, a.Names)
+		}
+		var a struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if e := decodeArgs(call.Params.Arguments, &a); e != nil {
+			return errorResult(e), nil
+		}
+		if a.Name == "" || metaTool(a.Name) {
+			return errorResult(toolerr.Invalid("name must be a tool's, as find_tools gives it")), nil
+		}
+		if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
+			a.Arguments = json.RawMessage(`{}`)
+		}
+		call.Params.Name, call.Params.Arguments = a.Name, a.Arguments
+		return next(ctx, method, req)
+	}
+}
+
+// found is find_tools' answer: a line for each tool found that the caller
+// may use, "name: its description's first sentence".
+func (s *Server) found(st *searchState, c *caller, query string, limit int) string {
+	var b strings.Builder
+	n := 0
+	for _, h := range st.index.Search(query, maxFound*4) {
+		t := st.hidden[h.Doc]
+		if !c.mayUse(t.Name) {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s\n", t.Name, firstSentence(t.Def.Description))
+		if n++; n == limit {
+			break
+		}
+	}
+	if n == 0 {
+		return "[folio] no tool matches: say the task in other words\n"
+	}
+	return b.String()
+}
+
+// described is describe_tools' answer: the tools' definitions as
+// tools/list would give them, a JSON array; a name that is no tool the
+// caller may use is an error naming it.
+func (s *Server) described(catalog *upstream.Catalog, c *caller, names []string) (*mcp.CallToolResult, error) {
+	var defs []*mcp.Tool
+	for _, name := range names {
+		t, ok := catalog.Lookup(name)
+		if !ok || !c.mayUse(name) {
+			return errorResult(toolerr.New(toolerr.CodeNotFound, "no tool %q: find_tools gives the names", name)), nil
+		}
+		defs = append(defs, s.advertised(t.Def))
+	}
+	b, err := marshalCompact(defs)
+	if err != nil {
+		return s.toolError(err)
+	}
+	return textResult(string(b)), nil
+}
+
+// firstSentence is the start of a description, up to its first sentence
+// and at most 160 characters, on one line.
+func firstSentence(d string) string {
+	d = strings.Join(strings.Fields(d), " ")
+	if i := strings.Index(d, ". "); i >= 0 {
+		d = d[:i+1]
+	}
+	if r := []rune(d); len(r) > 160 {
+		d = string(r[:159]) + "…"
+	}
+	return d
+}
