@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -202,8 +203,11 @@ func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if a.Name == "" || metaTool(a.Name) {
 			return errorResult(toolerr.Invalid("name must be a tool's, as find_tools gives it")), nil
 		}
-		if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
+		switch args := bytes.TrimSpace(a.Arguments); {
+		case len(args) == 0 || string(args) == "null":
 			a.Arguments = json.RawMessage(`{}`)
+		case args[0] != '{':
+			return errorResult(toolerr.Invalid("arguments must be an object: the tool's arguments by name")), nil
 		}
 		call.Params.Name, call.Params.Arguments = a.Name, a.Arguments
 		return next(ctx, method, req)

@@ -84,8 +84,8 @@ func TestToolSearch(t *testing.T) {
 	if _, err := b.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "data__ingest", "arguments": map[string]any{"data": []int{1}}}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("bob called data__ingest: %v", err)
 	}
-	for _, args := range []map[string]any{{"name": "call_tool"}, {}, {"name": "data__ingest", "arguments": "x"}} {
-		if r := call(t, cs, "call_tool", args); !r.isError {
+	for _, args := range []map[string]any{{"name": "call_tool"}, {}, {"name": "data__ingest", "arguments": "x"}, {"name": "read", "arguments": []int{1}}} {
+		if r := call(t, cs, "call_tool", args); !r.isError || !strings.Contains(r.text, "invalid_argument") {
 			t.Errorf("call_tool %v answered %s", args, r.text)
 		}
 	}
