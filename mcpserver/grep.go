@@ -49,10 +49,10 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	return res, nil
 }
 
-// grepPath is a path as a grep answer names it: as it is, but quoted as a
-// JSON string when it holds a control character (a newline in a name
-// could pass for lines of the answer) or is empty.
-func grepPath(p string) string {
+// answerPath is a path as a grep or list answer names it: as it is, but
+// quoted as a JSON string when it holds a control character (a newline in
+// a name could pass for lines of the answer) or is empty.
+func answerPath(p string) string {
 	if p == "" || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return quote(p)
 	}
@@ -77,7 +77,7 @@ func grepText(out search.Result, groups bool) (string, int) {
 			if path != "" {
 				b.WriteByte('\n')
 			}
-			b.WriteString(grepPath(l.Path))
+			b.WriteString(answerPath(l.Path))
 			b.WriteByte('\n')
 			path, last = l.Path, 0
 		} else if groups && l.Line > last+1 {

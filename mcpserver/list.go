@@ -135,7 +135,7 @@ func (s *Server) listAnswer(c *caller, out wire.Listing, notes []string, details
 			if out.Root != "" {
 				name = c.fs.NameIn(out.Root, e.Path)
 			}
-			b.WriteString(grepPath(name))
+			b.WriteString(answerPath(name))
 			if e.Type == "dir" {
 				b.WriteByte('/')
 			}

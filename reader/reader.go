@@ -57,7 +57,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
 		return pager.Page{}, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
-	f, st, err := r.start(req)
+	f, st, cl, err := r.start(req)
 	if err != nil {
 		return pager.Page{}, err
 	}
@@ -75,7 +75,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if err := fsview.Reserve(ctx, read, min(read, pager.WindowBytes(r.counter, req.MaxTokens))); err != nil {
 		return pager.Page{}, toolerr.From(err)
 	}
-	snap, st, err := r.snapshot(ctx, f, st, req, window)
+	snap, st, err := r.snapshot(ctx, f, st, cl, req.Subject, window)
 	if err != nil {
 		return pager.Page{}, err
 	}
@@ -106,11 +106,11 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
 		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
-	f, st, err := r.start(req)
+	f, st, cl, err := r.start(req)
 	if err != nil {
 		return err
 	}
-	snap, st, err := r.snapshot(ctx, f, st, req, -1)
+	snap, st, err := r.snapshot(ctx, f, st, cl, req.Subject, -1)
 	if err != nil {
 		return err
 	}
@@ -148,30 +148,30 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	}
 }
 
-// start resolves the name and reads the cursor, or starts a new chain. A
-// cursor's offset is what it claims: snapshot verifies it.
-func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, error) {
+// start resolves the name and reads the cursor, or starts a new chain
+// (no claim). A cursor's offset is what it claims: snapshot verifies it.
+func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, *cursor.Claim, error) {
 	f, err := r.fs.Regular(req.Name)
 	if err != nil {
-		return fsview.File{}, cursor.State{}, toolerr.From(err)
+		return fsview.File{}, cursor.State{}, nil, toolerr.From(err)
 	}
 	if req.Cursor == "" {
-		return f, cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}, nil
+		return f, cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}, nil, nil
 	}
 	cl, err := cursor.Parse(req.Cursor)
 	if err != nil {
-		return fsview.File{}, cursor.State{}, toolerr.From(err)
+		return fsview.File{}, cursor.State{}, nil, toolerr.From(err)
 	}
-	return f, cursor.State{Offset: cl.Offset}, nil
+	return f, cursor.State{Offset: cl.Offset}, &cl, nil
 }
 
 // snapshot reads the file at st's offset; a read that continues a cursor
-// is then verified against the version read, the URI and the subject, and
-// its state is the cursor's. A version other than the cursor's is a
-// version_conflict.
-func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, req PageRequest, window int64) (*fsview.Snapshot, cursor.State, error) {
+// (its claim cl) is then verified against the version read, the URI and
+// the subject, and its state is the cursor's. A version other than the
+// cursor's is a version_conflict.
+func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, cl *cursor.Claim, subject string, window int64) (*fsview.Snapshot, cursor.State, error) {
 	snap, err := r.fs.Snapshot(ctx, f, st.Offset, window)
-	if req.Cursor == "" {
+	if cl == nil {
 		if err != nil {
 			return nil, st, toolerr.From(err)
 		}
@@ -183,7 +183,7 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, r
 		if snap, err = r.fs.Snapshot(ctx, f, 0, 0); err != nil {
 			return nil, st, toolerr.From(err)
 		}
-		_, err = r.verify(snap, req)
+		_, err = r.verify(snap, *cl, subject)
 		snap.Release()
 		if err == nil {
 			// Genuine, of this version, and past its end: no cursor
@@ -195,21 +195,18 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, r
 	if err != nil {
 		return nil, st, toolerr.From(err)
 	}
-	if st, err = r.verify(snap, req); err != nil {
+	if st, err = r.verify(snap, *cl, subject); err != nil {
 		snap.Release()
 		return nil, st, err
 	}
 	return snap, st, nil
 }
 
-// verify checks the request's cursor against the snapshot's version.
-func (r *Reader) verify(snap *fsview.Snapshot, req PageRequest) (cursor.State, error) {
-	cl, err := cursor.Parse(req.Cursor)
+// verify checks a cursor's claim against the snapshot's version.
+func (r *Reader) verify(snap *fsview.Snapshot, cl cursor.Claim, subject string) (cursor.State, error) {
+	st, err := r.cursors.Verify(cl, snap.Version.Short(), snap.URI, subject)
 	if err == nil {
-		var st cursor.State
-		if st, err = r.cursors.Verify(cl, snap.Version.Short(), snap.URI, req.Subject); err == nil {
-			return st, nil
-		}
+		return st, nil
 	}
 	if errors.Is(err, cursor.ErrChanged) {
 		return cursor.State{}, conflict(snap.URI, snap.Version.String())
