@@ -219,7 +219,8 @@ func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) found(st *searchState, c *caller, query string, limit int) string {
 	var b strings.Builder
 	n := 0
-	for _, h := range st.index.Search(query, maxFound*4) {
+	// All that match: the caller may use few of them.
+	for _, h := range st.index.Search(query, len(st.hidden)) {
 		t := st.hidden[h.Doc]
 		if !c.mayUse(t.Name) {
 			continue
