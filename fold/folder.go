@@ -333,3 +333,28 @@ func (f *Folder) load(ctx context.Context, owner Owner, handle string) ([]byte, 
 	}
 	return data, nil
 }
+
+// Sizer is a Store that knows the bytes of the records it holds (the
+// memory and bbolt stores; a shared store does not say).
+type Sizer interface {
+	HeldBytes() int64
+}
+
+// HeldBytes is the bytes of records the store holds, and whether it says.
+func (f *Folder) HeldBytes() (int64, bool) {
+	s, ok := f.store.(Sizer)
+	if !ok {
+		return 0, false
+	}
+	return s.HeldBytes(), true
+}
+
+// Reachable reports whether the store answers: a Get of a key no handle
+// has is answered ErrNotFound by a store that works.
+func (f *Folder) Reachable(ctx context.Context) error {
+	_, err := f.store.Get(ctx, "folio-readiness-probe")
+	if err == nil || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}

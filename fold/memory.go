@@ -97,3 +97,11 @@ func (m *MemoryStore) Close() error {
 	m.bytes = 0
 	return nil
 }
+
+// HeldBytes is the bytes of the records held (expired ones included until
+// the next Put sweeps them).
+func (m *MemoryStore) HeldBytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(m.bytes)
+}

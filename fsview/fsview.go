@@ -420,3 +420,29 @@ func mayHoldMatch(g, dir string) bool {
 	}
 	return len(gs) > len(ds)
 }
+
+// Check reports whether every root is still served: its directory open,
+// still there under its path, and readable. A root removed or replaced
+// since folio opened it is an error naming it.
+func (v *FS) Check() error {
+	var errs []error
+	for _, r := range v.roots {
+		var open, now unix.Stat_t
+		if err := unix.Fstat(r.fd, &open); err != nil {
+			errs = append(errs, fmt.Errorf("root %s: %v", r.path, err))
+			continue
+		}
+		if err := unix.Stat(r.path, &now); err != nil {
+			errs = append(errs, fmt.Errorf("root %s: %v", r.path, err))
+			continue
+		}
+		if open.Dev != now.Dev || open.Ino != now.Ino || open.Nlink == 0 {
+			errs = append(errs, fmt.Errorf("root %s was removed or replaced since folio opened it: restart folio to serve the new one", r.path))
+			continue
+		}
+		if err := unix.Faccessat(r.fd, ".", unix.R_OK|unix.X_OK, 0); err != nil {
+			errs = append(errs, fmt.Errorf("root %s: not readable: %v", r.path, err))
+		}
+	}
+	return errors.Join(errs...)
+}

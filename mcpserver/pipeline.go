@@ -14,6 +14,9 @@ import (
 // the ones after it. This is the one place the order is set.
 func (s *Server) pipeline() []mcp.Middleware {
 	return []mcp.Middleware{
+		// Traces and measures each request as its client sees it
+		// (nothing without telemetry).
+		s.observe,
 		// Times and logs each request as its client sees it, refusals
 		// by later stages included.
 		s.logCalls,

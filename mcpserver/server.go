@@ -23,6 +23,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
 )
@@ -73,6 +74,9 @@ type Config struct {
 	// once, in all and for one subject (DefaultMaxSessions and
 	// DefaultMaxSessionsPerSubject when 0).
 	MaxSessions, MaxSessionsPerSubject int
+	// Telemetry, when set, makes a span and records the duration of
+	// each request, and folio's own metrics (see observe).
+	Telemetry *telemetry.Instruments
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
@@ -115,6 +119,8 @@ type Server struct {
 	schemas, outputs, invited, referables sync.Map
 	// search is the gateway's search state (see searchFor).
 	search searchCache
+	// counts are folio's own metrics, nil without them.
+	counts *counts
 }
 
 // New builds the server with its tools and resources.
@@ -177,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 	s.addTools()
 	s.addResources()
 	s.addPrompts()
+	if err := s.addMetrics(); err != nil {
+		return nil, fmt.Errorf("mcpserver: metrics: %w", err)
+	}
 	s.mcp.AddReceivingMiddleware(s.pipeline()...)
 	if cfg.Gateway != nil {
 		cfg.Gateway.Watch(s.catalogChanged)

@@ -62,6 +62,13 @@ func newSessionTable() *sessionTable {
 	return &sessionTable{of: map[*mcp.ServerSession]*sessionState{}, byID: map[string]*sessionState{}, openingBy: map[string]int{}}
 }
 
+// count is how many sessions are open.
+func (t *sessionTable) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.of)
+}
+
 // track makes the state of ss, unless it has one, with the hash of the
 // token its request showed: the one place a state is made; the one place
 // it is dropped is when ss ends.

@@ -92,7 +92,9 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			round = upstream.Round{InputResponses: responses, RequestState: res.RequestState}
 			res, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
 		}
-		switch {
+		switch unavailable := (*upstream.UnavailableError)(nil); {
+		case errors.As(err, &unavailable):
+			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v: call it again then, or do without it", err)), nil
 		case errors.Is(err, upstream.ErrConnect):
 			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil
 		case err != nil && ctx.Err() == nil:

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Server is one configured upstream, its ${VAR}s expanded.
@@ -29,6 +30,12 @@ type Server struct {
 	// tools/list offers even in search mode; AllListed offers them all.
 	AlwaysListed []string
 	AllListed    bool
+	// OnDemand, when set, overrides the gateway's Options.OnDemand for
+	// this server; IdleTimeout, when set, its Options.IdleTimeout (zero:
+	// never stopped for being idle). Neither is part of the fingerprint:
+	// changing them restarts nothing.
+	OnDemand    *bool
+	IdleTimeout *time.Duration
 }
 
 // Listed reports whether the server's tool original is always listed.
@@ -48,6 +55,10 @@ type entry struct {
 	// AlwaysListed is true (every tool) or the names of tools that
 	// tools/list offers even in search mode.
 	AlwaysListed json.RawMessage `json:"alwaysListed"`
+	// StartOnDemand and IdleTimeoutMs: see Server.OnDemand and
+	// Server.IdleTimeout.
+	StartOnDemand *bool  `json:"startOnDemand"`
+	IdleTimeoutMs *int64 `json:"idleTimeoutMs"`
 }
 
 // ErrConfig is the error of a configuration that cannot be used; its
@@ -136,8 +147,19 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 			return Server{}, bad("alwaysListed", "want true, or an array of the server's tool names")
 		}
 	}
+	s.OnDemand = e.StartOnDemand
+	if ms := e.IdleTimeoutMs; ms != nil {
+		if *ms < 0 || *ms > maxIdleTimeoutMs {
+			return Server{}, bad("idleTimeoutMs", "want 0 (never stop it for being idle) to %d milliseconds", int64(maxIdleTimeoutMs))
+		}
+		d := time.Duration(*ms) * time.Millisecond
+		s.IdleTimeout = &d
+	}
 	return s, nil
 }
+
+// maxIdleTimeoutMs bounds an idle timeout: a week.
+const maxIdleTimeoutMs = 7 * 24 * 3600 * 1000
 
 // varRef is one ${NAME} in a value.
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

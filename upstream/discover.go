@@ -20,13 +20,14 @@ import (
 // when it ends, a stdio server's process group is killed (closing the
 // session first lets it exit on its own, see TerminateWait). What is worth
 // telling of the upstream (a banner line it printed) goes to log; what its
-// tool lists say of tasks, to notes.
-func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, notes *taskNotes) (*mcp.ClientSession, error) {
+// tool lists say of tasks, to notes; the PID of a process it starts, to
+// started (when not nil).
+func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, notes *taskNotes, started func(pid int)) (*mcp.ClientSession, error) {
 	kind, ok := transports[s.Transport]
 	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	cs, err := client.Connect(ctx, kind.connect(ctx, s, log, notes), nil)
+	cs, err := client.Connect(ctx, kind.connect(ctx, s, log, notes, started), nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}
@@ -98,7 +99,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // is folio's, given to the upstream as the client's.
 func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 	notes := &taskNotes{}
-	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), notes)
+	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), notes, nil)
 	if err != nil {
 		return Entry{}, err
 	}

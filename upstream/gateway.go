@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/telemetry"
 )
 
 // Tool is an upstream tool as folio offers it.
@@ -152,13 +154,14 @@ func checkTool(t *mcp.Tool) error {
 // and one connection to each, made on first use and shared by the calls
 // and the discoveries. It is safe for concurrent use.
 type Gateway struct {
-	log     *slog.Logger
-	opt     Options
-	servers []Server
-	links   map[string]*link
-	ready   chan struct{} // closed once the start-up discoveries are done
+	log   *slog.Logger
+	opt   Options
+	ready chan struct{} // closed once the start-up discoveries are done
+	ctx   context.Context
 
 	mu       sync.Mutex
+	servers  []Server         // as configured now (see Reload)
+	links    map[string]*link // by server name
 	entries  map[string]Entry // what each upstream advertised last
 	catalog  *Catalog
 	watchers []func(*Catalog)
@@ -188,6 +191,20 @@ type Options struct {
 	// Version is folio's, given to upstreams as the client's.
 	Version string
 	Logger  *slog.Logger
+	// OnDemand leaves an upstream whose tools the cache gives unstarted
+	// until a call needs it; otherwise every upstream is started and
+	// discovered again after start-up. IdleTimeout stops an upstream no
+	// call has used for that long (0: never). A server's own settings
+	// override both (see Server).
+	OnDemand    bool
+	IdleTimeout time.Duration
+	// Backoff is how long an upstream that failed twice in a row is left
+	// alone before it is started again, doubled with each failure more up
+	// to BackoffMax (defaults DefaultBackoff, DefaultBackoffMax).
+	Backoff, BackoffMax time.Duration
+	// Telemetry, when set, makes a client span of each call (its trace
+	// context passed on in the call's _meta) and records its duration.
+	Telemetry *telemetry.Instruments
 }
 
 // RefreshInterval is the least time between two discoveries of one
@@ -204,9 +221,12 @@ const BackgroundDiscoveries = 2
 // offered at once, before any process or connection exists; the others
 // are discovered now, all at once, each within the timeout, and one that
 // fails is logged and left out. Catalog waits for those discoveries.
-// Then every upstream is discovered again in the background,
-// BackgroundDiscoveries at a time (connecting the cached ones), and the
-// catalog follows what they advertise (see Watch). The cache is rewritten for the next start after each round; its
+// Then every upstream not started on demand is discovered again in the
+// background, BackgroundDiscoveries at a time (connecting the cached
+// ones), and the catalog follows what they advertise (see Watch); one
+// started on demand is discovered again each time a call starts it, and
+// one that a discovery alone started is stopped after it. The cache is
+// rewritten for the next start after each round; its
 // entries of unconfigured upstreams are dropped. ctx ends the gateway's
 // background work; Close ends it too, and its connections. Servers whose
 // names are
@@ -220,21 +240,17 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.Backoff <= 0 {
+		opt.Backoff = DefaultBackoff
+	}
+	if opt.BackoffMax < opt.Backoff {
+		opt.BackoffMax = max(opt.Backoff, DefaultBackoffMax)
+	}
 	g := &Gateway{log: opt.Logger, opt: opt, servers: servers, links: map[string]*link{}, ready: make(chan struct{}), entries: map[string]Entry{}}
 	ctx, g.stop = context.WithCancel(ctx)
+	g.ctx = ctx
 	for _, s := range servers {
-		l := &link{server: s, log: g.log, tasks: &taskNotes{}}
-		l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: opt.Version}, &mcp.ClientOptions{
-			ProgressNotificationHandler: g.forwardProgress,
-			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				g.refresh(ctx, l)
-			},
-			// An upstream's input requests (SEP-2322) are its client's
-			// to answer: Call hands them back, and the client's retry
-			// comes through Call again.
-			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		})
-		g.links[s.Name] = l
+		g.links[s.Name] = g.newLink(s)
 	}
 	cache, err := ReadCache(opt.CachePath)
 	if err != nil {
@@ -259,9 +275,44 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 			g.mu.Unlock()
 		}
 		close(g.ready)
-		g.rediscover(ctx, servers, BackgroundDiscoveries)
+		var eager []Server
+		for _, s := range servers {
+			if l := g.link(s.Name); l != nil && !l.onDemandNow() {
+				eager = append(eager, s)
+			}
+		}
+		if len(eager) > 0 {
+			g.rediscover(ctx, eager, BackgroundDiscoveries)
+		}
 	})
 	return g, nil
+}
+
+// newLink is the link to s, not connected.
+func (g *Gateway) newLink(s Server) *link {
+	l := &link{server: s, fp: s.Fingerprint(), log: g.log, tasks: &taskNotes{}, timeout: g.opt.Timeout, backoff: g.opt.Backoff, backoffMax: g.opt.BackoffMax}
+	l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: g.opt.Version}, &mcp.ClientOptions{
+		ProgressNotificationHandler: g.forwardProgress,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			g.refresh(g.ctx, l)
+		},
+		// An upstream's input requests (SEP-2322) are its client's
+		// to answer: Call hands them back, and the client's retry
+		// comes through Call again.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	// A call that starts it finds out whether its tools changed while it
+	// was stopped.
+	l.startedForCall = func() { g.refresh(g.ctx, l) }
+	l.settle(s, g.opt)
+	return l
+}
+
+// link is the link to the upstream named, nil when none is configured.
+func (g *Gateway) link(name string) *link {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.links[name]
 }
 
 // logProblems logs what keeps the tools of servers from being offered,
@@ -341,6 +392,12 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) 
 	g.mu.Lock()
 	var discovered []Server
 	for i, s := range servers {
+		if cur := g.links[s.Name]; cur == nil || cur.fp != s.Fingerprint() {
+			// Removed or changed while it was being discovered: what
+			// it said is of a server folio no longer has.
+			errs[i] = fmt.Errorf("upstream %s was reconfigured while it was discovered", s.Name)
+			continue
+		}
 		if errs[i] != nil {
 			if g.closed || ctx.Err() != nil {
 				// Cut short by folio's end: nothing to tell.
@@ -356,6 +413,21 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) 
 		g.entries[s.Name] = found[i]
 		discovered = append(discovered, s)
 	}
+	configured := g.servers
+	g.mu.Unlock()
+	g.recatalog(discovered)
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
+	if err := storeFound(g.opt.CachePath, configured, servers, found, errs); err != nil {
+		g.log.Warn("the schema cache could not be written", "err", err)
+	}
+}
+
+// recatalog makes the catalog again from the entries, telling the
+// watchers when it changed, and logs the problems of the tools of
+// discovered.
+func (g *Gateway) recatalog(discovered []Server) {
+	g.mu.Lock()
 	catalog, problems := newCatalog(g.servers, g.entries)
 	changed := g.catalog == nil || !catalog.same(g.catalog)
 	if changed {
@@ -372,28 +444,37 @@ func (g *Gateway) rediscover(ctx context.Context, servers []Server, atOnce int) 
 			w(catalog)
 		}
 	}
-	g.cacheMu.Lock()
-	defer g.cacheMu.Unlock()
-	if err := storeFound(g.opt.CachePath, g.servers, servers, found, errs); err != nil {
-		g.log.Warn("the schema cache could not be written", "err", err)
-	}
 }
 
 // discover lists the tools of s through its link (connecting it when it
-// is not), within the timeout.
+// is not), within the timeout. An upstream started on demand that the
+// discovery alone started is stopped after it.
 func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.opt.Timeout)
 	defer cancel()
-	cs, err := g.links[s.Name].session(ctx, g.opt.Timeout)
+	l := g.link(s.Name)
+	if l == nil || l.fp != s.Fingerprint() {
+		return Entry{}, fmt.Errorf("upstream %s was reconfigured", s.Name)
+	}
+	wasRunning := l.running()
+	l.acquire()
+	defer func() { l.release(!wasRunning && l.onDemandNow()) }()
+	cs, err := l.session(ctx, false)
 	if err != nil {
 		return Entry{}, err
 	}
-	return entryOf(ctx, s, cs, g.links[s.Name].tasks)
+	e, err := entryOf(ctx, s, cs, l.tasks)
+	if err == nil {
+		l.succeeded()
+	}
+	return e, err
 }
 
 // UpstreamOf is the upstream whose prefix the tool name carries (see
 // ToolName), whether or not it offers such a tool.
 func (g *Gateway) UpstreamOf(name string) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, s := range g.servers {
 		if strings.HasPrefix(name, s.Name+Separator) {
 			return s.Name, true
@@ -405,8 +486,8 @@ func (g *Gateway) UpstreamOf(name string) (string, bool) {
 // AlwaysListed reports whether the tool's upstream marks it to be listed
 // even in search mode (alwaysListed).
 func (g *Gateway) AlwaysListed(t Tool) bool {
-	l := g.links[t.Upstream]
-	return l != nil && l.server.Listed(t.Original)
+	l := g.link(t.Upstream)
+	return l != nil && l.listedNow(t.Original)
 }
 
 // Watch has fn called with the new catalog each time it changes after
@@ -450,11 +531,16 @@ type Round struct {
 // (input_required) comes back as it is, for the client to answer; the
 // client's retry carries round to the same upstream.
 func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, round Round, token any, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
-	l := g.links[tool.Upstream]
+	l := g.link(tool.Upstream)
 	if l == nil {
 		return nil, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
 	}
-	cs, err := l.session(ctx, g.opt.Timeout)
+	l.acquire()
+	defer l.release(false)
+	cs, err := l.session(ctx, true)
+	if unavailable := (*UnavailableError)(nil); errors.As(err, &unavailable) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
@@ -467,14 +553,34 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		defer g.progress.Delete(mine)
 		p.SetProgressToken(mine)
 	}
+	// The span's trace context goes with the progress token, if any.
+	meta := p.Meta
+	if meta == nil {
+		meta = mcp.Meta{}
+	}
+	op := telemetry.Operation{Method: "tools/call", Tool: tool.Original, Transport: telemetry.TransportTCP, Meta: meta}
+	if l.server.Transport == Stdio {
+		op.Transport = telemetry.TransportPipe
+	}
+	if r := cs.InitializeResult(); r != nil {
+		op.ProtocolVersion = r.ProtocolVersion
+	}
+	ctx, span := g.opt.Telemetry.StartClient(ctx, op)
+	if len(meta) > 0 {
+		p.Meta = meta
+	}
 	res, err := cs.CallTool(ctx, p)
+	span.End(ctx, err == nil && res != nil && res.IsError, err)
 	if err != nil && ctx.Err() == nil {
 		if rpc := (*jsonrpc.Error)(nil); !errors.As(err, &rpc) {
 			// Not the upstream's answer: the connection failed. The
 			// next call makes another.
-			l.drop(cs)
+			l.drop(cs, err)
 			return nil, fmt.Errorf("%w: %s: %v", ErrConnect, tool.Upstream, err)
 		}
+	}
+	if ctx.Err() == nil {
+		l.succeeded()
 	}
 	return res, err
 }
@@ -552,95 +658,30 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 func (g *Gateway) Close() {
 	g.mu.Lock()
 	g.closed = true
+	links := g.allLinks()
 	g.mu.Unlock()
 	g.stop()
-	var wg sync.WaitGroup
-	for _, l := range g.links {
-		wg.Go(l.close) // all at once: each may wait for its process
-	}
-	wg.Wait()
+	closeAll(links)
 	g.work.Wait()
 }
 
-// link is the one connection to an upstream.
-type link struct {
-	server Server
-	client *mcp.Client
-	log    *slog.Logger
-	tasks  *taskNotes // what its tool lists said of tasks
-
-	// refreshMu guards refreshing (a discovery asked for by the upstream
-	// runs) and again (another is asked for after it).
-	refreshMu         sync.Mutex
-	refreshing, again bool
-
-	mu     sync.Mutex // held while connecting: one connection, however many calls
-	cs     *mcp.ClientSession
-	cancel context.CancelFunc
-	closed bool
+// allLinks are the links, in the servers' order; g.mu is held.
+func (g *Gateway) allLinks() []*link {
+	out := make([]*link, 0, len(g.servers))
+	for _, s := range g.servers {
+		out = append(out, g.links[s.Name])
+	}
+	return out
 }
 
-// session returns the live connection, connecting when there is none (or
-// the last one died), within timeout; a connection under way is given up
-// when ctx ends.
-func (l *link) session(ctx context.Context, timeout time.Duration) (*mcp.ClientSession, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return nil, errors.New("the gateway is closed")
+// closeAll closes links all at once (each may wait for its process), and
+// waits for them.
+func closeAll(links []*link) {
+	var wg sync.WaitGroup
+	for _, l := range links {
+		wg.Go(l.close)
 	}
-	if l.cs != nil {
-		return l.cs, nil
-	}
-	// The context bounds the process's life; the timer only its start.
-	life, cancel := context.WithCancel(context.Background())
-	timer := time.AfterFunc(timeout, cancel)
-	given := context.AfterFunc(ctx, cancel)
-	cs, err := connect(life, l.server, l.client, l.log, l.tasks)
-	if inTime, wanted := timer.Stop(), given(); (!inTime || !wanted) && err == nil {
-		cs.Close()
-		err = fmt.Errorf("upstream %s did not start within %v", l.server.Name, timeout)
-		if !wanted {
-			err = fmt.Errorf("upstream %s: the connection was given up: %w", l.server.Name, ctx.Err())
-		}
-	}
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	l.cs, l.cancel = cs, cancel
-	go func() {
-		cs.Wait()
-		l.mu.Lock()
-		if l.cs == cs {
-			l.cs = nil
-		}
-		l.mu.Unlock()
-		cancel()
-	}()
-	return cs, nil
-}
-
-// drop forgets cs, when it is still the link's, and ends it.
-func (l *link) drop(cs *mcp.ClientSession) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cs == cs {
-		l.cs = nil
-		l.cancel()
-	}
-	cs.Close()
-}
-
-func (l *link) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	if l.cs != nil {
-		l.cs.Close()
-		l.cancel()
-		l.cs = nil
-	}
+	wg.Wait()
 }
 
 // same reports whether c offers what o does: the same tools, as defined.

@@ -30,6 +30,8 @@ type stdioTransport struct {
 	name  string
 	log   *slog.Logger
 	notes *taskNotes
+	// started, when not nil, is told the PID of the process.
+	started func(pid int)
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -46,6 +48,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	if err := t.cmd.Start(); err != nil {
 		return nil, err
+	}
+	if t.started != nil {
+		t.started(t.cmd.Process.Pid)
 	}
 	p := &process{cmd: t.cmd, stdin: stdin, exited: make(chan struct{})}
 	go func() {

@@ -530,7 +530,7 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 				"polite":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-child"}},
 				"stubborn": map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-child", "-stubborn"}},
 				"banner":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-banner", "Secure MCP Filesystem Server running on stdio"}},
-			}, nil)
+			}, nil, "--upstream-start", "eager") // every upstream running when folio ends
 			want := []string{"banner__echo", "grep", "list", "polite__echo", "read", "result_query", "stubborn__echo"}
 			if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v\n%s", got, want, g.stderr)

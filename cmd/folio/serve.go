@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,7 +22,9 @@ import (
 	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/upstream"
 )
 
 func serveCommand() *cli.Command {
@@ -58,6 +61,11 @@ read by its name either way.`,
 			&cli.StringFlag{Name: "tool-search", EnvVars: []string{"FOLIO_TOOL_SEARCH"}, Value: mcpserver.SearchAuto, Usage: "list upstream tools behind find_tools, describe_tools and call_tool: auto (when they cost more than --tool-search-threshold tokens), on or off"},
 			&cli.IntFlag{Name: "tool-search-threshold", EnvVars: []string{"FOLIO_TOOL_SEARCH_THRESHOLD"}, Value: mcpserver.DefaultToolSearchThreshold, Usage: "tokens of upstream tools in tools/list past which --tool-search auto searches"},
 			&cli.DurationFlag{Name: "upstream-timeout", Value: defaultUpstreamTimeout, EnvVars: []string{"FOLIO_UPSTREAM_TIMEOUT"}, Usage: "how long one upstream may take to start and list its tools"},
+			&cli.StringFlag{Name: "upstream-start", Value: startOnDemand, EnvVars: []string{"FOLIO_UPSTREAM_START"}, Usage: "on-demand: an upstream whose tools the schema cache gives is started when a call needs it; eager: every upstream is started and its tools listed again after start-up (an entry's startOnDemand overrides)"},
+			&cli.DurationFlag{Name: "upstream-idle-timeout", EnvVars: []string{"FOLIO_UPSTREAM_IDLE_TIMEOUT"}, Usage: "stop an upstream no call has used for this long, 0 never (an entry's idleTimeoutMs overrides)"},
+			&cli.DurationFlag{Name: "upstream-backoff", Value: upstream.DefaultBackoff, EnvVars: []string{"FOLIO_UPSTREAM_BACKOFF"}, Usage: "how long an upstream that failed twice in a row is left before it is started again, doubled with each failure more up to --upstream-backoff-max"},
+			&cli.DurationFlag{Name: "upstream-backoff-max", Value: upstream.DefaultBackoffMax, EnvVars: []string{"FOLIO_UPSTREAM_BACKOFF_MAX"}, Usage: "the longest an upstream that keeps failing is left alone"},
+			&cli.StringFlag{Name: "admin", EnvVars: []string{"FOLIO_ADMIN"}, Usage: "serve /metrics (Prometheus), /healthz and /readyz on this address (host:port; loopback unless you mean it), apart from the MCP endpoint"},
 			tokenizerFlag(),
 			maxFileBytesFlag(),
 		}, append(cursorFlags(), foldFlags()...)...),
@@ -73,6 +81,9 @@ type serveOptions struct {
 	http, tokens, upstreams, schemaCache, toolSearch                  string
 	stateless, noIgnore, noReferenceArgs                              bool
 	grepTimeout, upstreamTimeout, cursorTTL                           time.Duration
+	upstreamIdle, upstreamBackoff, upstreamBackoffMax                 time.Duration
+	upstreamOnDemand                                                  bool
+	admin                                                             string
 	maxAnswerBytes, lineMaxTokens, maxSessions, maxSessionsPerSubject int
 	toolSearchThreshold                                               int
 	readMemory, maxFileBytes                                          int64
@@ -93,6 +104,8 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
 		toolSearch: c.String("tool-search"), toolSearchThreshold: c.Int("tool-search-threshold"),
 		grepTimeout: c.Duration("grep-timeout"), upstreamTimeout: c.Duration("upstream-timeout"), cursorTTL: c.Duration("cursor-ttl"),
+		upstreamOnDemand: c.String("upstream-start") == startOnDemand, upstreamIdle: c.Duration("upstream-idle-timeout"),
+		upstreamBackoff: c.Duration("upstream-backoff"), upstreamBackoffMax: c.Duration("upstream-backoff-max"), admin: c.String("admin"),
 		maxAnswerBytes: c.Int("max-answer-bytes"), lineMaxTokens: c.Int("line-max-tokens"),
 		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
 		readMemory: c.Int64("read-memory"), maxFileBytes: c.Int64("max-file-bytes"),
@@ -101,6 +114,8 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		return serveOptions{}, usageError(c, fmt.Sprintf(format, args...))
 	}
 	var err error
+	var adminErr error
+	o.admin, adminErr = adminAddress(o.admin)
 	switch {
 	case len(o.roots) == 0:
 		return usage("serve needs --root DIR, the directory to serve (repeatable)")
@@ -114,6 +129,12 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		return usage("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)
 	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
 		return usage("--upstream-timeout must be positive")
+	case o.admin != "" && adminErr != nil:
+		return usage("--admin: %v", adminErr)
+	case c.String("upstream-start") != startOnDemand && c.String("upstream-start") != startEager:
+		return usage("--upstream-start is %s or %s", startOnDemand, startEager)
+	case o.upstreamIdle < 0 || o.upstreamBackoff <= 0 || o.upstreamBackoffMax < o.upstreamBackoff:
+		return usage("--upstream-idle-timeout must not be negative, --upstream-backoff must be positive, and --upstream-backoff-max at least --upstream-backoff")
 	case o.toolSearch != mcpserver.SearchAuto && o.toolSearch != mcpserver.SearchOn && o.toolSearch != mcpserver.SearchOff:
 		return usage("--tool-search is auto, on or off")
 	case o.toolSearchThreshold < 1:
@@ -215,7 +236,23 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return err
 	}
 	defer closeStore()
-	gateway, err := startGateway(ctx, o, log)
+	tel, err := telemetry.New(ctx, telemetry.Options{Prometheus: o.admin != "", Version: version(), Getenv: os.Getenv})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// What is still buffered goes out, or is given up.
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			log.Warn("telemetry not flushed", "err", err)
+		}
+	}()
+	instruments, err := tel.Instruments()
+	if err != nil {
+		return err
+	}
+	gateway, err := startGateway(ctx, o, log, instruments)
 	if err != nil {
 		return err
 	}
@@ -241,6 +278,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		MaxAnswerBytes:        o.maxAnswerBytes,
 		LineMaxTokens:         o.lineMaxTokens,
 		PageFormat:            o.pageFormat,
+		Telemetry:             instruments,
 		Version:               version(),
 		Logger:                log,
 	})
@@ -252,6 +290,18 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	watching := make(chan error, 1)
 	go func() { watching <- srv.Watch(ctx) }()
 	defer func() { stop(); <-watching }()
+	if o.admin != "" {
+		admin, err := serveAdmin(ctx, log, o.admin, srv.AdminHandler(tel.Metrics))
+		if err != nil {
+			return err
+		}
+		defer admin()
+	}
+	if gateway != nil {
+		reloading := make(chan struct{})
+		go func() { watchUpstreams(ctx, log, o.upstreams, gateway); close(reloading) }()
+		defer func() { stop(); <-reloading }()
+	}
 	// The upstreams end first, while a signal is still folio's to handle:
 	// a client that sends SIGTERM as it leaves must not end folio before
 	// folio ends them.
@@ -261,6 +311,23 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return srv.RunStdio(ctx)
 	}
 	return serveHTTP(ctx, log, o.http, srv.Handler(), srv.CloseSessions)
+}
+
+// serveAdmin serves the admin listener on addr until the returned function
+// is called (or ctx ends).
+func serveAdmin(ctx context.Context, log *slog.Logger, addr string, h http.Handler) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--admin: %w", err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), BaseContext: func(net.Listener) context.Context { return ctx }}
+	go hs.Serve(ln)
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		log.Warn("the admin listener is not on loopback: /readyz and /metrics answer anyone who reaches them, upstream names and errors included", "addr", ln.Addr().String())
+	}
+	log.Info("admin listening", "addr", ln.Addr().String(), "metrics", fmt.Sprintf("http://%s/metrics", ln.Addr()))
+	return func() { hs.Close() }, nil
 }
 
 // shutdownGrace is how long requests in flight get to finish on a signal.
@@ -293,4 +360,24 @@ func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 		hs.Close()
 	}
 	return nil
+}
+
+// adminAddress is the address the admin listener takes: a port alone
+// (":9464" or "9464") is on loopback, for the admin endpoints answer
+// anyone who reaches them.
+func adminAddress(addr string) (string, error) {
+	if addr == "" {
+		return "", nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = "", addr
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%q is not host:port, nor a port", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
 }

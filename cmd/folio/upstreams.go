@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -156,7 +157,7 @@ func upstreamsFailed(c *cli.Context, err error) error {
 
 // startGateway starts the upstreams of serve --upstreams, or returns nil
 // without the flag.
-func startGateway(ctx context.Context, o serveOptions, log *slog.Logger) (*upstream.Gateway, error) {
+func startGateway(ctx context.Context, o serveOptions, log *slog.Logger, in *telemetry.Instruments) (*upstream.Gateway, error) {
 	if o.upstreams == "" {
 		return nil, nil
 	}
@@ -164,5 +165,15 @@ func startGateway(ctx context.Context, o serveOptions, log *slog.Logger) (*upstr
 	if err != nil {
 		return nil, err
 	}
-	return upstream.Start(ctx, servers, upstream.Options{CachePath: cache, Timeout: o.upstreamTimeout, Version: version(), Logger: log})
+	return upstream.Start(ctx, servers, upstream.Options{
+		CachePath: cache, Timeout: o.upstreamTimeout, Version: version(), Logger: log,
+		OnDemand: o.upstreamOnDemand, IdleTimeout: o.upstreamIdle, Backoff: o.upstreamBackoff, BackoffMax: o.upstreamBackoffMax,
+		Telemetry: in,
+	})
 }
+
+// The values of --upstream-start.
+const (
+	startOnDemand = "on-demand"
+	startEager    = "eager"
+)

@@ -143,3 +143,10 @@ func (s *Store) Get(_ context.Context, key string) ([]byte, error) {
 
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
+
+// HeldBytes is the bytes of the records held.
+func (s *Store) HeldBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}

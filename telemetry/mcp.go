@@ -1,0 +1,239 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// scope is the instrumentation scope of folio's spans and metrics.
+const scope = "github.com/folio-mcp/folio"
+
+// Transports, as network.transport names them.
+const (
+	TransportPipe = "pipe" // stdio
+	TransportTCP  = "tcp"  // Streamable HTTP
+)
+
+// ToolError is the error.type of a tool call answered with isError, as
+// the MCP conventions have it.
+const ToolError = "tool_error"
+
+// Instruments make the spans and the operation-duration metrics of MCP
+// requests, as OpenTelemetry's MCP semantic conventions have them
+// (semconv v1.41.0, the last release that holds them before they moved
+// to the GenAI conventions). A nil *Instruments is off: it makes nothing.
+type Instruments struct {
+	tracer trace.Tracer // nil: no spans
+	meter  metric.Meter // nil: no metrics
+	server mcpconv.ServerOperationDuration
+	client mcpconv.ClientOperationDuration
+}
+
+// Instruments are t's MCP instruments, nil when traces and metrics are
+// both off.
+func (t *Telemetry) Instruments() (*Instruments, error) {
+	if t == nil || (t.Tracer == nil && t.Meter == nil) {
+		return nil, nil
+	}
+	in := &Instruments{}
+	if t.Tracer != nil {
+		in.tracer = t.Tracer.Tracer(scope)
+	}
+	if t.Meter != nil {
+		in.meter = t.Meter.Meter(scope)
+		var err error
+		if in.server, err = mcpconv.NewServerOperationDuration(in.meter); err != nil {
+			return nil, err
+		}
+		if in.client, err = mcpconv.NewClientOperationDuration(in.meter); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// Meter is the meter folio's own metrics are made with, nil when metrics
+// are off.
+func (in *Instruments) Meter() metric.Meter {
+	if in == nil {
+		return nil
+	}
+	return in.meter
+}
+
+// Operation is one MCP request, as its span and metrics tell it.
+type Operation struct {
+	// Method is mcp.method.name; Tool (gen_ai.tool.name) or Prompt
+	// (gen_ai.prompt.name) the target it names, when it names one.
+	Method, Tool, Prompt string
+	// ResourceURI is mcp.resource.uri, of a request about a resource.
+	ResourceURI string
+	// ProtocolVersion, SessionID and Transport: mcp.protocol.version,
+	// mcp.session.id and network.transport, when known.
+	ProtocolVersion, SessionID, Transport string
+	// Meta is the request's params._meta: where a received request's
+	// trace context comes from (traceparent, tracestate), and where a
+	// sent one's goes.
+	Meta map[string]any
+}
+
+// Span is an operation under way: End ends it.
+type Span struct {
+	in     *Instruments
+	span   trace.Span
+	start  time.Time
+	server bool
+	method string
+	attrs  []attribute.KeyValue // of the metric
+}
+
+// name is the span's: "{mcp.method.name} {target}", the target a tool's
+// or a prompt's name (a resource's URI is left out, as the conventions
+// advise, for its cardinality).
+func (op Operation) name() string {
+	switch {
+	case op.Tool != "":
+		return op.Method + " " + op.Tool
+	case op.Prompt != "":
+		return op.Method + " " + op.Prompt
+	}
+	return op.Method
+}
+
+// attributes are op's, the metric's and the span's.
+func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
+	add := func(kv attribute.KeyValue, onSpanOnly bool) {
+		spanAttrs = append(spanAttrs, kv)
+		if !onSpanOnly {
+			metricAttrs = append(metricAttrs, kv)
+		}
+	}
+	add(semconv.McpMethodNameKey.String(op.Method), true) // the metric's Record adds it
+	if op.Tool != "" {
+		add(semconv.GenAIToolName(op.Tool), false)
+		add(semconv.GenAIOperationNameExecuteTool, false)
+	}
+	if op.Prompt != "" {
+		add(semconv.GenAIPromptName(op.Prompt), false)
+	}
+	if op.ResourceURI != "" {
+		add(semconv.McpResourceURI(op.ResourceURI), true)
+	}
+	if op.ProtocolVersion != "" {
+		add(semconv.McpProtocolVersion(op.ProtocolVersion), false)
+	}
+	if op.SessionID != "" {
+		add(semconv.McpSessionID(op.SessionID), true)
+	}
+	if op.Transport != "" {
+		add(semconv.NetworkTransportKey.String(op.Transport), false)
+	}
+	return metricAttrs, spanAttrs
+}
+
+// StartServer starts the span of a request folio received, continuing the
+// caller's trace from op.Meta.
+func (in *Instruments) StartServer(ctx context.Context, op Operation) (context.Context, *Span) {
+	if in == nil {
+		return ctx, nil
+	}
+	if op.Meta != nil {
+		ctx = propagation.TraceContext{}.Extract(ctx, metaCarrier(op.Meta))
+	}
+	return in.start(ctx, op, true)
+}
+
+// StartClient starts the span of a request folio sends (to an upstream)
+// and puts its trace context into op.Meta, which must not be nil when
+// traces are on.
+func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.Context, *Span) {
+	if in == nil {
+		return ctx, nil
+	}
+	ctx, s := in.start(ctx, op, false)
+	if in.tracer != nil && op.Meta != nil {
+		propagation.TraceContext{}.Inject(ctx, metaCarrier(op.Meta))
+	}
+	return ctx, s
+}
+
+func (in *Instruments) start(ctx context.Context, op Operation, server bool) (context.Context, *Span) {
+	metricAttrs, spanAttrs := op.attributes()
+	s := &Span{in: in, start: time.Now(), server: server, method: op.Method, attrs: metricAttrs}
+	if in.tracer != nil {
+		kind := trace.SpanKindClient
+		if server {
+			kind = trace.SpanKindServer
+		}
+		ctx, s.span = in.tracer.Start(ctx, op.name(), trace.WithSpanKind(kind), trace.WithAttributes(spanAttrs...))
+	}
+	return ctx, s
+}
+
+// End ends the span: toolError tells a tool call answered with isError,
+// err a request that failed (a JSON-RPC error, or the call not made).
+func (s *Span) End(ctx context.Context, toolError bool, err error) {
+	if s == nil {
+		return
+	}
+	var errAttrs []attribute.KeyValue
+	switch rpc := (*jsonrpc.Error)(nil); {
+	case err != nil && errors.As(err, &rpc):
+		code := strconv.FormatInt(rpc.Code, 10)
+		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String(code), semconv.RPCResponseStatusCode(code))
+	case err != nil:
+		errAttrs = append(errAttrs, semconv.ErrorType(err))
+	case toolError:
+		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String(ToolError))
+	}
+	if s.span != nil {
+		s.span.SetAttributes(errAttrs...)
+		switch {
+		case err != nil:
+			s.span.SetStatus(codes.Error, err.Error())
+		case toolError:
+			s.span.SetStatus(codes.Error, ToolError)
+		}
+		s.span.End()
+	}
+	if s.in.meter != nil {
+		seconds := time.Since(s.start).Seconds()
+		attrs := append(s.attrs, errAttrs...)
+		if s.server {
+			s.in.server.Record(ctx, seconds, mcpconv.MethodNameAttr(s.method), attrs...)
+		} else {
+			s.in.client.Record(ctx, seconds, mcpconv.MethodNameAttr(s.method), attrs...)
+		}
+	}
+}
+
+// metaCarrier carries trace context in an MCP request's params._meta,
+// as the MCP conventions place it: string members named as the W3C
+// headers are (traceparent, tracestate).
+type metaCarrier map[string]any
+
+func (m metaCarrier) Get(key string) string {
+	v, _ := m[key].(string)
+	return v
+}
+
+func (m metaCarrier) Set(key, value string) { m[key] = value }
+
+func (m metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
