@@ -465,7 +465,7 @@ func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	}
 	e, err := entryOf(ctx, s, cs, l.tasks)
 	if err == nil {
-		l.succeeded()
+		l.succeeded(cs)
 	}
 	return e, err
 }
@@ -580,7 +580,7 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		}
 	}
 	if ctx.Err() == nil {
-		l.succeeded()
+		l.succeeded(cs)
 	}
 	return res, err
 }

@@ -177,11 +177,15 @@ func (l *link) fail(err error) {
 	l.since = now
 }
 
-// succeeded records that the upstream answered: its failures in a row end.
-func (l *link) succeeded() {
+// succeeded records that the upstream answered on cs: its failures in a
+// row end, unless cs has ended since (an answer just before a crash
+// does not undo it).
+func (l *link) succeeded(cs *mcp.ClientSession) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.failures, l.retryAt = 0, time.Time{}
+	if l.cs == cs {
+		l.failures, l.retryAt = 0, time.Time{}
+	}
 }
 
 // running reports whether the upstream is connected.

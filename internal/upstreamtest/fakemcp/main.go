@@ -36,10 +36,15 @@ func main() {
 	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications), block (waits for its cancellation) and confirm (two rounds of input_required) too")
 	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text), strict (an output schema a folded answer fails) and cite (its own doc_uri) too")
 	callLog := flag.String("calllog", "", "append each call's tool name to this file")
+	metaLog := flag.String("metalog", "", "append each call's params._meta, as JSON, to this file")
+	failFile := flag.String("failfile", "", "exit 1 at once, before serving, while this file exists")
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
 	tokenFile := flag.String("tokenfile", "", "the progress tool writes the progress token it was given to this file")
 	progressGap := flag.Duration("progressgap", 50*time.Millisecond, "the time between the progress tool's notifications")
 	flag.Parse()
+	if _, err := os.Stat(*failFile); *failFile != "" && err == nil {
+		log.Fatalf("%s exists: failing", *failFile)
+	}
 	if *hang {
 		select {}
 	}
@@ -86,13 +91,21 @@ func main() {
 	if *dataTools {
 		addDataTools(s)
 	}
-	if *callLog != "" {
+	appendLine := func(path, line string) {
+		if path == "" {
+			return
+		}
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, line)
+		f.Close()
+	}
+	if *callLog != "" || *metaLog != "" {
 		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-					f, _ := os.OpenFile(*callLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-					fmt.Fprintln(f, p.Name)
-					f.Close()
+					appendLine(*callLog, p.Name)
+					meta, _ := json.Marshal(p.Meta)
+					appendLine(*metaLog, string(meta))
 				}
 				return next(ctx, method, req)
 			}
