@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fold/boltstore"
@@ -22,6 +25,7 @@ import (
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
 	"github.com/folio-mcp/folio/wire"
@@ -50,12 +54,16 @@ func realText(b *testing.B, size int) string {
 // at once, and reports the median and p99 latency of a call and the pages
 // served per second: in each protocol era, a session's (2025-11-25) and
 // requests without one (2026-07-28).
+//
+// With FOLIO_BENCH_TELEMETRY=on the server traces and measures every
+// request (spans batched to an exporter that drops them, metrics kept for
+// a reader), for the cost of telemetry: compare with benchstat.
 func BenchmarkContinuationHTTP(b *testing.B) {
 	e := newEnv(b)
 	text := realText(b, 1<<20)
 	e.write(b, "big.go", text)
 	tok := e.addToken(b, "bench")
-	url := serveHTTP(b, e.server(b, serverOpts{}))
+	url := serveHTTP(b, e.server(b, serverOpts{telemetry: benchTelemetry(b)}))
 	for _, mode := range []string{"session", "sessionless"} {
 		dial := dialHTTP
 		if mode == "session" {
@@ -270,4 +278,21 @@ func BenchmarkReferenceCall(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 		})
 	}
+}
+
+// benchTelemetry is telemetry as an operator turns it on, when
+// FOLIO_BENCH_TELEMETRY=on: spans batched to an exporter (one that drops
+// them), metrics aggregated for a reader. Otherwise nil: off.
+func benchTelemetry(b *testing.B) *telemetry.Instruments {
+	if os.Getenv("FOLIO_BENCH_TELEMETRY") != "on" {
+		return nil
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	in, err := (&telemetry.Telemetry{Tracer: tp, Meter: mp}).Instruments()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
 }

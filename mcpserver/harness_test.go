@@ -23,6 +23,7 @@ import (
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
 )
@@ -145,6 +146,8 @@ type serverOpts struct {
 	tokensNow func() time.Time
 	// gateway offers upstream tools too.
 	gateway *upstream.Gateway
+	// telemetry traces and measures requests.
+	telemetry *telemetry.Instruments
 	// foldTTL is how long folded answers last; fold's default when 0.
 	foldTTL time.Duration
 	// noReferenceArgs keeps upstream schemas as they are.
@@ -158,7 +161,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
 		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs,
-		ToolSearch: o.toolSearch}
+		ToolSearch: o.toolSearch, Telemetry: o.telemetry}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}

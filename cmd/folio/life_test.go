@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,9 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
@@ -152,8 +156,10 @@ func TestUpstreamLife(t *testing.T) {
 	}
 	g.cs.Close()
 
-	// The cache has lazy's tools: it is not started until a call.
-	g = serveGateway(t, dir, servers, nil, flags...)
+	// The cache has lazy's tools: it is not started until a call. (The
+	// client, of the 2026-07-28 era, hears of the reload below.)
+	var changed atomic.Int32
+	g = serveGateway(t, dir, servers, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed.Add(1) }}, flags...)
 	base = adminURL(t, g.stderr)
 	awaitState(t, base, "eager", upstream.StateRunning, g.stderr)
 	if got := mcptest.ToolNames(t, g.cs); !slices.Contains(got, "lazy__echo") {
@@ -258,6 +264,15 @@ func TestUpstreamLife(t *testing.T) {
 	}
 	if text, isErr := mcptest.CallText(t, g.cs, "lazy__echo", nil); isErr {
 		t.Errorf("lazy__echo after the reload: %s", text)
+	}
+	for deadline := time.Now().Add(10 * time.Second); changed.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if changed.Load() == 0 {
+		t.Error("the client was not told the tools changed")
+	}
+	if got := mcptest.ToolNames(t, g.cs); !slices.Contains(got, "third__ping") || !slices.Contains(got, "lazy__shout") || slices.Contains(got, "eager__echo") {
+		t.Errorf("tools after the reload: %v", got)
 	}
 
 	// An edit that does not parse changes nothing, and says where.

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Measures what upstreams cost the machine with --upstream-start eager and
+# on-demand: twelve real MCP servers from the npm registry (the versions
+# testdata/toolcatalogs/catalogs.json names; dummy credentials, listing
+# tools needs none) behind folio serve, their schema cache warm. For each
+# mode it waits until folio is ready (and, eager, every upstream runs),
+# lets it settle, and counts the processes under folio and their resident
+# memory. Needs npm, node, Go and curl; no test runs it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+cd "$work"
+names="brave context7 everart everything exa filesystem github gitlab maps memory tavily thinking"
+npm init -y >/dev/null
+node -e '
+const c = require(process.argv[1]), names = process.argv[2].split(" ");
+console.log(c.servers.filter(s => names.includes(s.name)).map(s => s.package + "@" + s.version).join("\n"));
+' "$here/testdata/toolcatalogs/catalogs.json" "$names" | PUPPETEER_SKIP_DOWNLOAD=1 xargs npm install --no-audit --no-fund --ignore-scripts --loglevel error >/dev/null
+node -e '
+const fs = require("fs"), c = require(process.argv[1]), names = process.argv[2].split(" "), servers = {};
+for (const s of c.servers.filter(s => names.includes(s.name))) {
+  const pj = require(process.cwd() + "/node_modules/" + s.package + "/package.json");
+  const bin = typeof pj.bin === "string" ? pj.bin : Object.values(pj.bin)[0];
+  servers[s.name] = {command: "node", args: [process.cwd() + "/node_modules/" + s.package + "/" + bin, ...s.args],
+    env: Object.fromEntries(s.env.map(k => [k, "x"]))};
+}
+fs.writeFileSync("mcp.json", JSON.stringify({mcpServers: servers}));
+' "$here/testdata/toolcatalogs/catalogs.json" "$names"
+(cd "$here" && go build -o "$work/folio" ./cmd/folio)
+./folio upstreams refresh --upstreams mcp.json --schema-cache cache.json --upstream-timeout 40s >/dev/null
+mkdir root
+
+# descendants prints the processes under pid, one per line.
+descendants() {
+	local pid=$1 child
+	for child in $(ps -o pid= --ppid "$pid"); do
+		echo "$child"
+		descendants "$child"
+	done
+}
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+printf '| mode | processes under folio | their RSS | folio RSS |\n| --- | --- | --- | --- |\n'
+for mode in eager on-demand; do
+	./folio serve --root root --http 127.0.0.1:0 --admin 127.0.0.1:0 --upstreams mcp.json --schema-cache cache.json \
+		--upstream-start "$mode" --upstream-timeout 40s 2>"$mode.log" &
+	folio=$!
+	until admin=$(grep -o 'msg="admin listening" addr=[^ ]*' "$mode.log" | sed 's/.*addr=//'); [ -n "$admin" ]; do sleep 0.1; done
+	until curl -sf "http://$admin/readyz" >/dev/null; do sleep 0.2; done
+	if [ "$mode" = eager ]; then
+		until [ "$(curl -s "http://$admin/readyz" | grep -c '"state": "running"')" = 12 ]; do sleep 0.2; done
+	fi
+	sleep 5
+	procs=0 kb=0
+	for p in $(descendants "$folio"); do
+		procs=$((procs + 1))
+		kb=$((kb + $(rss "$p")))
+	done
+	printf '| %s | %d | %d MiB | %d MiB |\n' "$mode" "$procs" $((kb / 1024)) $(($(rss "$folio") / 1024))
+	kill "$folio"
+	wait "$folio" || true
+done
