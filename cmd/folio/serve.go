@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/cursor"
@@ -240,6 +242,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// What OpenTelemetry cannot do (an export that fails) goes to
+	// folio's log, not to the log package's.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("telemetry", "err", err) }))
 	defer func() {
 		// What is still buffered goes out, or is given up.
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
