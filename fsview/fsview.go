@@ -432,12 +432,8 @@ func (v *FS) Check() error {
 			errs = append(errs, fmt.Errorf("root %s: %v", r.path, err))
 			continue
 		}
-		if err := unix.Stat(r.path, &now); err != nil {
-			errs = append(errs, fmt.Errorf("root %s: %v", r.path, err))
-			continue
-		}
-		if open.Dev != now.Dev || open.Ino != now.Ino || open.Nlink == 0 {
-			errs = append(errs, fmt.Errorf("root %s was removed or replaced since folio opened it: restart folio to serve the new one", r.path))
+		if err := unix.Stat(r.path, &now); err != nil || open.Dev != now.Dev || open.Ino != now.Ino || open.Nlink == 0 {
+			errs = append(errs, fmt.Errorf("root %s was removed or replaced since folio opened it: put it back, or restart folio to serve the new one", r.path))
 			continue
 		}
 		if err := unix.Faccessat(r.fd, ".", unix.R_OK|unix.X_OK, 0); err != nil {

@@ -553,21 +553,9 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		defer g.progress.Delete(mine)
 		p.SetProgressToken(mine)
 	}
-	// The span's trace context goes with the progress token, if any.
-	meta := p.Meta
-	if meta == nil {
-		meta = mcp.Meta{}
-	}
-	op := telemetry.Operation{Method: "tools/call", Tool: tool.Original, Transport: telemetry.TransportTCP, Meta: meta}
-	if l.server.Transport == Stdio {
-		op.Transport = telemetry.TransportPipe
-	}
-	if r := cs.InitializeResult(); r != nil {
-		op.ProtocolVersion = r.ProtocolVersion
-	}
-	ctx, span := g.opt.Telemetry.StartClient(ctx, op)
-	if len(meta) > 0 {
-		p.Meta = meta
+	var span *telemetry.Span
+	if g.opt.Telemetry != nil {
+		ctx, span = g.startSpan(ctx, l, cs, p)
 	}
 	res, err := cs.CallTool(ctx, p)
 	span.End(ctx, err == nil && res != nil && res.IsError, err)
@@ -583,6 +571,26 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		l.succeeded(cs)
 	}
 	return res, err
+}
+
+// startSpan starts the client span of the call p to l's upstream on cs,
+// and puts its trace context in p's _meta, beside the progress token.
+func (g *Gateway) startSpan(ctx context.Context, l *link, cs *mcp.ClientSession, p *mcp.CallToolParams) (context.Context, *telemetry.Span) {
+	if p.Meta == nil {
+		p.Meta = mcp.Meta{}
+	}
+	op := telemetry.Operation{Method: "tools/call", Tool: p.Name, Transport: telemetry.TransportTCP, Meta: p.Meta}
+	if l.server.Transport == Stdio {
+		op.Transport = telemetry.TransportPipe
+	}
+	if r := cs.InitializeResult(); r != nil {
+		op.ProtocolVersion = r.ProtocolVersion
+	}
+	ctx, span := g.opt.Telemetry.StartClient(ctx, op)
+	if len(p.Meta) == 0 {
+		p.Meta = nil // metrics only: no trace context to pass on
+	}
+	return ctx, span
 }
 
 // isProgressToken reports whether t is a progress token as MCP has them:
