@@ -151,3 +151,38 @@ func TestReload(t *testing.T) {
 		t.Errorf("a refused reload changed the upstreams: %+v", st)
 	}
 }
+
+// FuzzParse: any mcpServers file is servers or an error naming what is
+// wrong, never a panic; what parses has names that make unambiguous
+// prefixes, and bounded idle timeouts.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"mcpServers":{"a":{"command":"x","args":["${V}"],"idleTimeoutMs":5,"startOnDemand":true}}}`,
+		`{"mcpServers":{"d":{"type":"http","url":"http://h/${V}","headers":{"A":"b"},"alwaysListed":["t"]}}}`,
+		`{"mcpServers":{"e":{"command":"x"},"e_":{"command":"y"}}}`,
+		`{"mcpServers":{"a":{"command":"x","idleTimeoutMs":1e30}}}`,
+		`{"mcpServers":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		servers, err := Parse(data, env(map[string]string{"V": "v"}))
+		if err != nil {
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("an error that is not ErrConfig: %v", err)
+			}
+			return
+		}
+		if err := CheckNames(servers); err != nil {
+			t.Fatalf("parsed, yet %v", err)
+		}
+		for _, s := range servers {
+			if s.IdleTimeout != nil && (*s.IdleTimeout < 0 || *s.IdleTimeout > maxIdleTimeoutMs*time.Millisecond) {
+				t.Fatalf("idle timeout %v", *s.IdleTimeout)
+			}
+			if s.Fingerprint() != s.Fingerprint() {
+				t.Fatal("the fingerprint is not stable")
+			}
+		}
+	})
+}
