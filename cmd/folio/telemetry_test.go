@@ -86,7 +86,7 @@ func TestTracesReachCollector(t *testing.T) {
 
 	// awaitSpans waits for the spans of trace, at least n, one of them
 	// the client span of a call.
-	awaitSpans := func(trace string, n int) []otelcoltest.Span {
+	awaitSpans := func(t *testing.T, trace string, n int) []otelcoltest.Span {
 		t.Helper()
 		var of []otelcoltest.Span
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -105,7 +105,7 @@ func TestTracesReachCollector(t *testing.T) {
 		t.Fatalf("trace %s has %d spans: %+v\n%s", trace, len(of), of, c.Log())
 		return nil
 	}
-	find := func(spans []otelcoltest.Span, name string, kind int) otelcoltest.Span {
+	find := func(t *testing.T, spans []otelcoltest.Span, name string, kind int) otelcoltest.Span {
 		t.Helper()
 		for _, s := range spans {
 			if s.Name == name && s.Kind == kind {
@@ -115,7 +115,7 @@ func TestTracesReachCollector(t *testing.T) {
 		t.Fatalf("no span %q of kind %d among %+v", name, kind, spans)
 		return otelcoltest.Span{}
 	}
-	check := func(what string, s otelcoltest.Span, want map[string]string) {
+	check := func(t *testing.T, what string, s otelcoltest.Span, want map[string]string) {
 		t.Helper()
 		for k, v := range want {
 			if s.Attributes[k] != v {
@@ -140,13 +140,13 @@ func TestTracesReachCollector(t *testing.T) {
 			}
 		}
 		g.cs.Close() // folio exits, and flushes what it holds
-		spans := awaitSpans(trace, 4)
+		spans := awaitSpans(t, trace, 4)
 		var ok, failed bool
 		for _, s := range spans {
 			if s.Name != "tools/call read" || s.Kind != 2 {
 				continue
 			}
-			check("read's span", s, map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "read", "gen_ai.operation.name": "execute_tool",
+			check(t, "read's span", s, map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "read", "gen_ai.operation.name": "execute_tool",
 				"network.transport": "pipe", "mcp.protocol.version": "2026-07-28"})
 			if s.ParentSpanID != parent || s.Resource["service.name"] != "folio" {
 				t.Errorf("read's span does not continue the caller's trace: %+v", s)
@@ -161,12 +161,12 @@ func TestTracesReachCollector(t *testing.T) {
 		if !ok || !failed {
 			t.Errorf("want a read span, and one with error.type tool_error: %+v", spans)
 		}
-		server := find(spans, "tools/call up__echo", 2)
-		client := find(spans, "tools/call echo", 3)
+		server := find(t, spans, "tools/call up__echo", 2)
+		client := find(t, spans, "tools/call echo", 3)
 		if server.ParentSpanID != parent || client.ParentSpanID != server.SpanID {
 			t.Errorf("the upstream call's spans: server %+v, client %+v", server, client)
 		}
-		check("the upstream call's client span", client, map[string]string{"gen_ai.tool.name": "echo", "network.transport": "pipe", "mcp.protocol.version": "2026-07-28"})
+		check(t, "the upstream call's client span", client, map[string]string{"gen_ai.tool.name": "echo", "network.transport": "pipe", "mcp.protocol.version": "2026-07-28"})
 		b, _ := os.ReadFile(metaLog)
 		if want := "00-" + trace + "-" + client.SpanID + "-01"; !strings.Contains(string(b), want) {
 			t.Errorf("the upstream received _meta %s, want traceparent %s", b, want)
@@ -205,10 +205,10 @@ func TestTracesReachCollector(t *testing.T) {
 		if progress.Load() == 0 {
 			t.Error("no progress came back under the caller's numeric token")
 		}
-		spans := awaitSpans(trace, 2)
-		server := find(spans, "tools/call up__progress", 2)
-		check("the call's server span", server, map[string]string{"network.transport": "tcp", "mcp.protocol.version": "2025-11-25", "mcp.session.id": session})
-		client3 := find(spans, "tools/call progress", 3)
+		spans := awaitSpans(t, trace, 2)
+		server := find(t, spans, "tools/call up__progress", 2)
+		check(t, "the call's server span", server, map[string]string{"network.transport": "tcp", "mcp.protocol.version": "2025-11-25", "mcp.session.id": session})
+		client3 := find(t, spans, "tools/call progress", 3)
 		if server.ParentSpanID != parent || client3.ParentSpanID != server.SpanID {
 			t.Errorf("the upstream call's spans: server %+v, client %+v", server, client3)
 		}

@@ -6,7 +6,6 @@
 package otelcoltest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -251,7 +250,8 @@ func (c *Collector) MetricNames(t testing.TB) map[string]bool {
 	return out
 }
 
-// lines are the JSON lines of the file at path (none before it exists).
+// lines are the whole JSON lines of the file at path (none before it
+// exists): a line the collector is still writing is left for later.
 func lines(t testing.TB, path string) [][]byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -261,12 +261,11 @@ func lines(t testing.TB, path string) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			out = append(out, bytes.Clone(sc.Bytes()))
+	for line := range bytes.Lines(b) {
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			out = append(out, line)
 		}
 	}
 	return out
