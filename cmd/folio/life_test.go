@@ -318,3 +318,32 @@ func scrape(t *testing.T, base string) string {
 	}
 	return string(b)
 }
+
+// TestServeLifeFlags: the flags of upstreams' lives and of the admin
+// listener that cannot be used are usage errors, naming the flag.
+func TestServeLifeFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--admin", "nowhere"}, "--admin"},
+		{[]string{"--admin", "127.0.0.1:99999"}, "--admin"},
+		{[]string{"--upstream-start", "lazy"}, "--upstream-start is on-demand or eager"},
+		{[]string{"--upstream-backoff", "0s"}, "--upstream-backoff must be positive"},
+		{[]string{"--upstream-backoff", "10s", "--upstream-backoff-max", "1s"}, "--upstream-backoff-max at least"},
+		{[]string{"--upstream-idle-timeout", "-1s"}, "--upstream-idle-timeout must not be negative"},
+	} {
+		r := folio(t, "", append([]string{"serve", "--root", dir}, tc.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, r.code, r.stderr)
+		}
+	}
+	// A port alone is on loopback.
+	if addr, err := adminAddress(":0"); err != nil || addr != "127.0.0.1:0" {
+		t.Errorf(":0 is %q %v", addr, err)
+	}
+	if addr, err := adminAddress("9464"); err != nil || addr != "127.0.0.1:9464" {
+		t.Errorf("9464 is %q %v", addr, err)
+	}
+}

@@ -131,7 +131,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		return usage("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)
 	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
 		return usage("--upstream-timeout must be positive")
-	case o.admin != "" && adminErr != nil:
+	case adminErr != nil:
 		return usage("--admin: %v", adminErr)
 	case c.String("upstream-start") != startOnDemand && c.String("upstream-start") != startEager:
 		return usage("--upstream-start is %s or %s", startOnDemand, startEager)
