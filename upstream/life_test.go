@@ -142,12 +142,20 @@ func TestReload(t *testing.T) {
 		t.Errorf("a changed: %+v (was process %d)", st, pid)
 	}
 
+	// Removed alone: its entry leaves the cache.
+	if r, err := g.Reload([]Server{a3}); err != nil || !slices.Equal(r.Removed, []string{"c"}) {
+		t.Fatalf("reloaded %+v %v", r, err)
+	}
+	if cache, err := ReadCache(path); err != nil || len(cache.Upstreams) != 1 {
+		t.Errorf("the cache after c was removed: %v %v", cache, err)
+	}
+
 	// Refused: nothing changes.
 	bad := Server{Name: "c_", Transport: Stdio, Command: bin}
 	if _, err := g.Reload([]Server{a3, c3, bad}); err == nil {
 		t.Error("ambiguous names were taken")
 	}
-	if st := g.Statuses(); len(st) != 2 {
+	if st := g.Statuses(); len(st) != 1 {
 		t.Errorf("a refused reload changed the upstreams: %+v", st)
 	}
 }

@@ -17,7 +17,8 @@ type Reloaded struct {
 // fingerprint changed is stopped and taken as new; one whose fingerprint
 // did not keeps its process and connection, and takes its other settings
 // (on demand, idle timeout, always listed). The watchers are told of the
-// new catalog (see Watch) once the discoveries are done. Servers whose
+// new catalog (see Watch) once the discoveries are done, and the cache
+// keeps the entries of the servers configured now. Servers whose
 // names make ambiguous prefixes are refused, and change nothing.
 func (g *Gateway) Reload(servers []Server) (Reloaded, error) {
 	var r Reloaded
@@ -73,8 +74,14 @@ func (g *Gateway) Reload(servers []Server) (Reloaded, error) {
 	closeAll(gone)
 	if len(discover) > 0 {
 		g.rediscover(g.ctx, discover, len(discover))
-	} else {
-		g.recatalog(nil)
+		return r, nil
+	}
+	g.recatalog(nil)
+	// The entries of the upstreams removed leave the cache.
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
+	if err := storeFound(g.opt.CachePath, servers, nil, nil, nil); err != nil {
+		g.log.Warn("the schema cache could not be written", "err", err)
 	}
 	return r, nil
 }
