@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
 // ReplicaHeader names the response header that says which server answered:
@@ -43,7 +45,7 @@ func Start(t testing.TB, servers ...string) *Proxy {
 		}
 		t.Skip("haproxy is not installed (apt-get install haproxy)")
 	}
-	addr := freeAddr(t)
+	addr := mcptest.FreeAddr(t)
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, `global
 	maxconn 2000
@@ -96,13 +98,4 @@ backend replicas
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func freeAddr(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

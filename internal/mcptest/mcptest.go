@@ -1,12 +1,13 @@
 // Package mcptest holds what folio's tests share: calling tools through a
-// real go-sdk client, the codes of errors, a clock the test moves, and
-// Go's own source tree as a corpus.
+// real go-sdk client, the codes of errors, a clock the test moves,
+// Go's own source tree as a corpus, and free loopback addresses.
 package mcptest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -154,4 +155,16 @@ func GoRoot() (string, error) {
 		return "", fmt.Errorf("go env GOROOT: %v", err)
 	}
 	return root, nil
+}
+
+// FreeAddr is a loopback address (host:port) nothing listens on now, for
+// a server a test starts.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

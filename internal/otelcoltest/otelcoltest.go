@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
 // Collector is a running collector.
@@ -70,7 +72,7 @@ func Start(t testing.TB) *Collector {
 	t.Helper()
 	bin := binary(t)
 	dir := t.TempDir()
-	addr := freeAddr(t)
+	addr := mcptest.FreeAddr(t)
 	c := &Collector{Endpoint: "http://" + addr, traces: filepath.Join(dir, "traces.json"), metrics: filepath.Join(dir, "metrics.json"), log: filepath.Join(dir, "collector.log")}
 	config := fmt.Sprintf(`receivers:
   otlp:
@@ -269,13 +271,4 @@ func lines(t testing.TB, path string) [][]byte {
 		}
 	}
 	return out
-}
-
-func freeAddr(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

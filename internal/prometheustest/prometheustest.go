@@ -6,7 +6,6 @@ package prometheustest
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
 // Prometheus is a running Prometheus.
@@ -50,7 +51,7 @@ scrape_configs:
 	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := mcptest.FreeAddr(t)
 	p := &Prometheus{URL: "http://" + addr, log: filepath.Join(dir, "prometheus.log")}
 	out, err := os.Create(p.log)
 	if err != nil {
@@ -130,13 +131,4 @@ func (p *Prometheus) Await(t testing.TB, q string, want float64) {
 		}
 	}
 	t.Fatalf("prometheus: %s is %v (answered: %v), want %v\n%s", q, v, ok, want, p.Log())
-}
-
-func freeAddr(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
