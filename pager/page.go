@@ -54,13 +54,30 @@ const (
 	// the next_cursor, or on the last page "end" and the version (see
 	// DecodeText).
 	Text
+	// Raw is the content alone: a chunk, its budget the content's, for
+	// prompts and embedding pipelines. It has no cursor nor version, so
+	// it is the command line's (ParseChunkFormat), not a read tool's.
+	Raw
 )
 
-// FormatNames lists the names ParseFormat accepts, in Format order.
+// FormatNames lists the names ParseFormat accepts, in Format order: the
+// formats of pages, which carry where they come from and how to go on.
 func FormatNames() []string { return []string{"json", "text"} }
 
 // String is the format's name.
-func (f Format) String() string { return FormatNames()[f] }
+func (f Format) String() string { return []string{"json", "text", "raw"}[f] }
+
+// ParseChunkFormat is ParseFormat, and "raw" too.
+func ParseChunkFormat(name string) (Format, error) {
+	if name == "raw" {
+		return Raw, nil
+	}
+	f, err := ParseFormat(name)
+	if err != nil {
+		return f, fmt.Errorf("unknown page format %q (want json, text or raw)", name)
+	}
+	return f, nil
+}
 
 // ParseFormat is the format of a name in FormatNames.
 func ParseFormat(name string) (Format, error) {
@@ -90,8 +107,12 @@ type Request struct {
 	FirstLine int
 	// Cursor returns the next_cursor of a page that ends end bytes into
 	// Window. It is called for every candidate cut and must be
-	// deterministic.
+	// deterministic. Raw chunks have none.
 	Cursor func(end int) string
+	// Natural, for Raw chunks that do not end the text, cuts where a
+	// person would within the budget (see NaturalCut) rather than as
+	// late as the budget allows.
+	Natural bool
 }
 
 // Page is one serialized page.
@@ -157,7 +178,7 @@ func Fit(r Request) (Page, error) {
 		}
 		return p, nil
 	}
-	if r.Cursor == nil {
+	if r.Cursor == nil && r.Format != Raw {
 		return Page{}, fmt.Errorf("%w: no cursor function", ErrInvalidRequest)
 	}
 	f.scale, f.measure = 1, r.Counter.Count
@@ -165,7 +186,18 @@ func Fit(r Request) (Page, error) {
 		f.scale, f.measure = uc.UnitsPerToken(), uc.Units
 	}
 	f.moreTail = f.measure(string(f.appendTail(nil, 0)))
-	return f.fit()
+	p, err := f.fit()
+	if err != nil || !r.Natural || r.Format != Raw || !p.HasMore {
+		return p, err
+	}
+	// Fewer bytes than the tightest cut: never more tokens than it has
+	// but for the rare merge across the new end, which the count catches.
+	if end := NaturalCut(w[:p.End]); end < p.End {
+		if q := f.build(end); q.Tokens <= r.MaxTokens {
+			return q, nil
+		}
+	}
+	return p, nil
 }
 
 // Chunk sizes of the search. The window is counted in chunks sized from
@@ -484,7 +516,7 @@ func (f *fitter) text(start, end int, withTail bool) int {
 
 // appendContent appends content as the page's format writes it.
 func (f *fitter) appendContent(b, content []byte) []byte {
-	if f.req.Format == Text {
+	if f.req.Format != JSON {
 		return append(b, content...)
 	}
 	return appendEscaped(b, content)
@@ -492,11 +524,16 @@ func (f *fitter) appendContent(b, content []byte) []byte {
 
 // appendTail appends what follows the content of a page that ends at end.
 func (f *fitter) appendTail(b []byte, end int) []byte {
-	cursor := ""
-	if !(end == len(f.w) && f.req.EOF) {
-		cursor = f.req.Cursor(end)
+	return f.appendTailWith(b, end, f.cursor(end))
+}
+
+// cursor is the next_cursor of a page that ends at end: none at the end
+// of the text, nor for a chunk.
+func (f *fitter) cursor(end int) string {
+	if (end == len(f.w) && f.req.EOF) || f.req.Cursor == nil {
+		return ""
 	}
-	return f.appendTailWith(b, end, cursor)
+	return f.req.Cursor(end)
 }
 
 // lines are the first and last line of the page that ends at end, when
@@ -518,6 +555,8 @@ func (f *fitter) lines(end int) (first, last int) {
 // next_cursor is cursor, empty for the file's last page.
 func (f *fitter) appendTailWith(b []byte, end int, cursor string) []byte {
 	switch {
+	case f.req.Format == Raw:
+		return b
 	case f.req.Format == Text:
 		first, last := f.lines(end)
 		return appendFooter(b, first, last, f.req.Version, cursor)
@@ -569,7 +608,7 @@ func (f *fitter) serialize(end int) Page {
 	p := Page{End: end, Format: f.req.Format, URI: f.req.URI, Version: f.req.Version}
 	if !(end == len(f.w) && f.req.EOF) {
 		p.HasMore = true
-		p.NextCursor = f.req.Cursor(end)
+		p.NextCursor = f.cursor(end)
 	}
 	p.FirstLine, p.LastLine = f.lines(end)
 	p.JSON = f.appendTailWith(b, end, p.NextCursor)

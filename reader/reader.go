@@ -85,7 +85,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 		return pager.Page{}, err
 	}
 	st.Offset += off
-	return r.fit(snap, st, req, snap.Window[off:], snap.EOF(), startLine(req))
+	return r.fit(snap.URI, snap.Version, st, req, snap.Window[off:], snap.EOF(), startLine(req))
 }
 
 // lineOffset is where in snap's window a read that starts at req.Line
@@ -119,14 +119,45 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if err != nil {
 		return err
 	}
+	return r.pages(ctx, snap.URI, snap.Version, st, req, snap.Window, int(first), yield)
+}
+
+// PagesOf writes every page of text that is not a file (standard input),
+// named uri in its pages, its version the BLAKE3 of text. Its cursors are
+// signed as a file's, bound to uri, but nothing can go on from them once
+// the text is gone: take every page at once. req.Name and req.Cursor are
+// not used.
+func (r *Reader) PagesOf(ctx context.Context, text []byte, uri string, req PageRequest, yield func(pager.Page) error) error {
+	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
+		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	}
+	if err := fsview.CheckText(text, uri); err != nil {
+		return toolerr.From(err)
+	}
+	req.Cursor = ""
+	first := 0
+	if req.Line > 0 {
+		off, err := pageStart(text, req.Line, uri)
+		if err != nil {
+			return err
+		}
+		first = int(off)
+	}
+	st := cursor.State{Issued: r.cursors.Now().Truncate(time.Second)}
+	return r.pages(ctx, uri, fsview.VersionOf(text), st, req, text, first, yield)
+}
+
+// pages writes every page of text from first on, text's offset 0 being
+// st.Offset in the file.
+func (r *Reader) pages(ctx context.Context, uri string, version fsview.Version, st cursor.State, req PageRequest, text []byte, first int, yield func(pager.Page) error) error {
 	line := startLine(req)
-	for off := int(first); ; {
+	for off := first; ; {
 		if err := ctx.Err(); err != nil {
 			return toolerr.From(err)
 		}
 		at := st
 		at.Offset += int64(off)
-		p, err := r.fit(snap, at, req, snap.Window[off:], true, line)
+		p, err := r.fit(uri, version, at, req, text[off:], true, line)
 		if err != nil {
 			return err
 		}
@@ -140,7 +171,7 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 			// The next page starts in the line this one ended in, or
 			// on the next one.
 			line = p.LastLine
-			if snap.Window[off+p.End-1] == '\n' {
+			if text[off+p.End-1] == '\n' {
 				line++
 			}
 		}
@@ -230,24 +261,24 @@ func startLine(req PageRequest) int {
 	return req.Line
 }
 
-// fit cuts the page of window, which starts at st.Offset (and at line
-// firstLine, when above 0).
-func (r *Reader) fit(snap *fsview.Snapshot, st cursor.State, req PageRequest, window []byte, eof bool, firstLine int) (pager.Page, error) {
-	short := snap.Version.Short()
+// fit cuts the page of window, which starts at st.Offset of the file at
+// uri (and at line firstLine, when above 0).
+func (r *Reader) fit(uri string, version fsview.Version, st cursor.State, req PageRequest, window []byte, eof bool, firstLine int) (pager.Page, error) {
+	short := version.Short()
 	var cursorErr error
 	p, err := pager.Fit(pager.Request{
 		Counter:   r.counter,
 		MaxTokens: req.MaxTokens,
 		Format:    req.Format,
-		URI:       snap.URI,
-		Version:   snap.Version.String(),
+		URI:       uri,
+		Version:   version.String(),
 		Window:    window,
 		EOF:       eof,
 		FirstLine: firstLine,
 		Cursor: func(end int) string {
 			// The chain keeps its issue time, so a repeated cursor gives
 			// the same page, byte for byte.
-			c, err := r.cursors.Encode(cursor.State{Offset: st.Offset + int64(end), Version: short, Issued: st.Issued}, snap.URI, req.Subject)
+			c, err := r.cursors.Encode(cursor.State{Offset: st.Offset + int64(end), Version: short, Issued: st.Issued}, uri, req.Subject)
 			if err != nil {
 				cursorErr = err
 			}
