@@ -20,6 +20,15 @@ type Counter interface {
 	MaxBytesPerToken() int
 }
 
+// Tokenizer is a Counter that also gives the tokens themselves: the
+// byte-pair encoders (not the estimate).
+type Tokenizer interface {
+	Counter
+	// Encode returns the token ids of s; Decode the bytes of ids.
+	Encode(s string) []uint32
+	Decode(ids []uint32) ([]byte, error)
+}
+
 // Counter names accepted by NewCounter.
 const (
 	O200kBase  = "o200k_base"

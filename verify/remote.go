@@ -62,6 +62,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 	for i, budget := range budgets {
 		var pages []pager.Page
 		var got bytes.Buffer
+		done := res.timeCase(uri, budget)
 		pageURI := uri
 		var err error
 		for page, ferr := range remote.Follow("", func(cur string) (pager.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
@@ -88,6 +89,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 				return fileResult{skipCode: e.Code}
 			}
 			fail(budget, "page %d: %s: %s", len(pages)+1, e.Code, e.Message)
+			done(len(pages))
 			continue
 		}
 		version := fsview.Version(blake3.Sum256(got.Bytes())).String()
@@ -100,6 +102,7 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 		} else if !bytes.Equal(first, got.Bytes()) {
 			fail(budget, "the pages give back other bytes than at %d tokens", budgets[0])
 		}
+		done(len(pages))
 	}
 	return res
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/zeebo/blake3"
 
@@ -45,8 +46,20 @@ type Report struct {
 	// MeanFill is the mean of tokens/budget over the pages that are not a
 	// file's last.
 	MeanFill float64 `json:"mean_fill"`
-	fillSum  float64
-	fillN    int
+	// Cases are every file paged at every budget, in the order they were
+	// checked: what a test report lists (see WriteJUnit).
+	Cases   []Case `json:"-"`
+	fillSum float64
+	fillN   int
+}
+
+// Case is one file paged at one budget, and what failed of it.
+type Case struct {
+	URI       string
+	MaxTokens int
+	Pages     int
+	Failures  []string
+	Seconds   float64
 }
 
 // Failure is one broken promise.
@@ -66,6 +79,7 @@ func (r *Report) Merge(o *Report) {
 		r.SkippedBy[k] += n
 	}
 	r.Failures = append(r.Failures, o.Failures...)
+	r.Cases = append(r.Cases, o.Cases...)
 	r.LargestPage = max(r.LargestPage, o.LargestPage)
 	r.fillSum += o.fillSum
 	r.fillN += o.fillN
@@ -161,6 +175,23 @@ type fileResult struct {
 	fillSum  float64
 	fillN    int
 	failures []Failure
+	// cases are the file at each budget; the failures name theirs.
+	cases []Case
+}
+
+// timeCase times the checks of the file at a budget: call the function
+// it returns when they are done, with the pages they read.
+func (res *fileResult) timeCase(uri string, budget int) func(pages int) {
+	start := time.Now()
+	return func(pages int) {
+		c := Case{URI: uri, MaxTokens: budget, Pages: pages, Seconds: time.Since(start).Seconds()}
+		for _, f := range res.failures {
+			if f.MaxTokens == budget || f.MaxTokens == 0 {
+				c.Failures = append(c.Failures, f.Message)
+			}
+		}
+		res.cases = append(res.cases, c)
+	}
 }
 
 func (r *Report) add(res fileResult) {
@@ -168,6 +199,7 @@ func (r *Report) add(res fileResult) {
 		r.skip(res.skipCode)
 		return
 	}
+	r.Cases = append(r.Cases, res.cases...)
 	r.Files++
 	r.Bytes += res.bytes
 	r.Pages += res.pages
@@ -190,6 +222,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 	loaded := false
 	for i, budget := range budgets {
 		var pages []pager.Page
+		done := res.timeCase(f.URI, budget)
 		err := rd.Pages(ctx, reader.PageRequest{Name: f.Path, Subject: reader.LocalSubject, MaxTokens: budget, Format: format}, func(p pager.Page) error {
 			pages = append(pages, p)
 			return nil
@@ -199,6 +232,7 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 				return fileResult{skipCode: e.Code}
 			}
 			fail(budget, "%s: %s", e.Code, e.Message)
+			done(len(pages))
 			continue
 		}
 		if !loaded {
@@ -214,8 +248,43 @@ func checkFile(ctx context.Context, rd *reader.Reader, f fsview.File, budgets []
 		for _, msg := range checkPages(counter, budget, format, f.URI, want, wantVersion, pages, &res) {
 			fail(budget, "%s", msg)
 		}
+		done(len(pages))
 	}
 	return res
+}
+
+// RunText verifies text that is not a file (standard input), named name
+// in its pages, as Run verifies a file: rd pages it at every budget, and
+// each page is checked against text and its BLAKE3.
+func RunText(ctx context.Context, rd *reader.Reader, name string, text []byte, opt Options) (*Report, error) {
+	if len(opt.Budgets) == 0 {
+		return nil, errors.New("verify needs at least one budget")
+	}
+	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
+	var res fileResult
+	res.bytes = int64(len(text))
+	version := fsview.Version(blake3.Sum256(text)).String()
+	for _, budget := range opt.Budgets {
+		var pages []pager.Page
+		done := res.timeCase(name, budget)
+		err := rd.PagesOf(ctx, text, name, reader.PageRequest{Subject: reader.LocalSubject, MaxTokens: budget, Format: opt.Format}, func(p pager.Page) error {
+			pages = append(pages, p)
+			return nil
+		})
+		if e := toolerr.From(err); e != nil {
+			res.failures = append(res.failures, Failure{URI: name, MaxTokens: budget, Message: e.Code + ": " + e.Message})
+		} else {
+			for _, msg := range checkPages(rd.Counter(), budget, opt.Format, name, text, version, pages, &res) {
+				res.failures = append(res.failures, Failure{URI: name, MaxTokens: budget, Message: msg})
+			}
+		}
+		done(len(pages))
+	}
+	rep.add(res)
+	if rep.fillN > 0 {
+		rep.MeanFill = rep.fillSum / float64(rep.fillN)
+	}
+	return rep, nil
 }
 
 // checkPages checks the pages of one file at one budget against the bytes

@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 func countCommand() *cli.Command {
@@ -15,7 +23,17 @@ func countCommand() *cli.Command {
 		Name:      "count",
 		Usage:     "print the tokens of each file and the total",
 		ArgsUsage: "PATH… (or - for standard input)",
-		Flags:     []cli.Flag{tokenizerFlag(), maxFileBytesFlag()},
+		Description: `Prints "TOKENS	PATH" per file, and the total. Like ttok, one PATH can also be:
+--truncate N: printed up to its longest prefix of at most N tokens, cut where
+a person would (as read --format raw cuts chunks; --tight as late as N allows);
+--tokens: printed as its token ids, one per line; --decode: read as token ids
+(whitespace between them) and printed as the text they stand for.`,
+		Flags: []cli.Flag{tokenizerFlag(), maxFileBytesFlag(),
+			&cli.IntFlag{Name: "truncate", Usage: "print the longest prefix of at most N tokens"},
+			&cli.BoolFlag{Name: "tight", Usage: "--truncate: cut as late as N allows, not where a person would"},
+			&cli.BoolFlag{Name: "tokens", Usage: "print the token ids, one per line"},
+			&cli.BoolFlag{Name: "decode", Usage: "read token ids and print their text"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fail(c, false, usageError(c, "count takes at least one PATH, or -"))
@@ -23,6 +41,15 @@ func countCommand() *cli.Command {
 			counter, err := pagerCounter(c)
 			if err != nil {
 				return fail(c, false, err)
+			}
+			if mode := countMode(c); mode != "" {
+				if err := countAs(c, mode, counter); err != nil {
+					return fail(c, false, err)
+				}
+				return nil
+			}
+			if c.Bool("tight") {
+				return fail(c, false, usageError(c, "--tight is for --truncate"))
 			}
 			fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
 			if err != nil {
@@ -75,4 +102,83 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 	}
 	snap.Release() // one file at a time: no other read waits
 	return snap.Window, nil
+}
+
+// countMode is the one of --truncate, --tokens and --decode given, or "".
+func countMode(c *cli.Context) string {
+	mode := ""
+	for _, m := range []string{"truncate", "tokens", "decode"} {
+		if c.IsSet(m) {
+			if mode != "" {
+				return "two"
+			}
+			mode = m
+		}
+	}
+	return mode
+}
+
+// countAs does what --truncate, --tokens or --decode (mode) ask, on the
+// one PATH.
+func countAs(c *cli.Context, mode string, counter pager.Counter) error {
+	switch {
+	case mode == "two":
+		return usageError(c, "--truncate, --tokens and --decode are three things to do: give one")
+	case c.NArg() != 1:
+		return usageError(c, fmt.Sprintf("--%s takes one PATH, or -", mode))
+	case c.IsSet("tight") && mode != "truncate":
+		return usageError(c, "--tight is for --truncate")
+	}
+	out := bufio.NewWriter(c.App.Writer)
+	defer out.Flush()
+	arg := c.Args().First()
+	if mode == "truncate" {
+		src, name, err := chunkSource(c, readOptions{stdin: arg == fsview.StdinName, name: arg, maxFileBytes: c.Int64("max-file-bytes"), args: wire.ReadArgs{URI: localName(arg)}})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: counter, MaxTokens: c.Int("truncate"), Tight: c.Bool("tight"), Name: name}, func(chunk []byte) error {
+			out.Write(chunk)
+			return errStop
+		})
+		if errors.Is(err, errStop) {
+			return nil
+		}
+		return err
+	}
+	tk, ok := counter.(pager.Tokenizer)
+	if !ok {
+		return usageError(c, fmt.Sprintf("--%s needs a tokenizer with token ids: o200k_base or cl100k_base, not %s", mode, counter.Name()))
+	}
+	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	text, err := countText(c.Context, c, fs, arg)
+	if err != nil {
+		return localError(arg, err)
+	}
+	if mode == "tokens" {
+		for _, id := range tk.Encode(string(text)) {
+			out.WriteString(strconv.FormatUint(uint64(id), 10))
+			out.WriteByte('\n')
+		}
+		return nil
+	}
+	var ids []uint32
+	for _, f := range strings.Fields(string(text)) {
+		id, err := strconv.ParseUint(f, 10, 32)
+		if err != nil {
+			return toolerr.Invalid("--decode reads token ids, whole numbers: %q is not one", f)
+		}
+		ids = append(ids, uint32(id))
+	}
+	b, err := tk.Decode(ids)
+	if err != nil {
+		return toolerr.Invalid("--decode: %v", err)
+	}
+	_, err = out.Write(b)
+	return err
 }

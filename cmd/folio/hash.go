@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+	"github.com/zeebo/blake3"
 
 	"github.com/folio-mcp/folio/fsview"
 )
@@ -14,9 +16,10 @@ func hashCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hash",
 		Usage:     "print each file's content version, as pages carry it",
-		ArgsUsage: "PATH…",
+		ArgsUsage: "PATH… (- for standard input)",
 		Description: `Prints "VERSION  PATH" per file. VERSION is the first 32 hex digits of the
-file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32.`,
+file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32. - hashes standard
+input, streamed, whatever it holds.`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fail(c, false, usageError(c, "hash takes at least one PATH"))
@@ -28,6 +31,14 @@ file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32.`,
 			defer fs.Close()
 			code := 0
 			for _, arg := range c.Args().Slice() {
+				if arg == fsview.StdinName {
+					h := blake3.New()
+					if _, err := io.Copy(h, c.App.Reader); err != nil {
+						return fail(c, false, fmt.Errorf("reading standard input: %w", err))
+					}
+					fmt.Fprintf(c.App.Writer, "%s  %s\n", fsview.Version(h.Sum(nil)), arg)
+					continue
+				}
 				f, err := fs.Regular(localName(arg))
 				if err == nil {
 					var v fsview.Version

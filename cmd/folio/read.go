@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func readCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "read",
 		Usage:     "print one token-budgeted JSON page of a file, or its lines",
-		ArgsUsage: "PATH",
+		ArgsUsage: "PATH (or - for standard input)",
 		Description: `With --max-tokens, prints exactly one page, the same bytes the MCP read tool
 returns, and a newline; pass its next_cursor with --cursor for the next page.
 --all prints every page as JSON Lines from one read of the file. --line starts
@@ -60,6 +61,19 @@ Without --max-tokens, prints the file's lines: all of them, or --limit lines
 from --offset (lines count from 1; a negative offset counts from the end, so
 --offset -100 is the last 100 lines).
 
+--format raw writes chunks: the content alone, each of at most --max-tokens
+tokens, cut where a person would (the last paragraph break, else line break,
+else sentence end, else space, in the chunk's second half; --tight cuts as late
+as the budget allows). With --all, every chunk: NUL after each (-0), as JSON
+Lines ({"content","tokens"}, --jsonl), or one file per chunk (--split PREFIX,
+named PREFIXaa, PREFIXab… as split(1) names them). The chunks concatenated are
+the input, byte for byte. Chunks stream: memory holds one window, whatever the
+input's size.
+
+PATH - reads standard input, once, under the same size cap and text check as a
+file, named - (or --name) in pages; its pages' cursors cannot be followed once it
+is read, so page it with --all.
+
 With --server, the same read goes through the read tool of that MCP server, and
 PATH is sent as it is (a file:// URI, or a path the server resolves). In line
 mode the server's bounds apply, and its footer line goes to stderr.
@@ -69,7 +83,12 @@ Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "max-tokens", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "page mode: the token budget of the whole JSON page"},
 			&cli.StringFlag{Name: "cursor", EnvVars: []string{"FOLIO_CURSOR"}, Usage: "page mode: next_cursor of the previous page"},
-			&cli.BoolFlag{Name: "all", EnvVars: []string{"FOLIO_ALL"}, Usage: "page mode: print every page, as JSON Lines"},
+			&cli.BoolFlag{Name: "all", EnvVars: []string{"FOLIO_ALL"}, Usage: "page mode: print every page, as JSON Lines (every chunk, with --format raw)"},
+			&cli.BoolFlag{Name: "null", Aliases: []string{"0"}, Usage: "--format raw --all: a NUL byte after each chunk"},
+			&cli.BoolFlag{Name: "jsonl", Usage: "--format raw --all: each chunk as a JSON Lines object {\"content\",\"tokens\"}"},
+			&cli.StringFlag{Name: "split", Usage: "--format raw --all: each chunk to a file of its own, PREFIXaa, PREFIXab… (as split(1) names them)"},
+			&cli.BoolFlag{Name: "tight", Usage: "--format raw: cut each chunk as late as its budget allows, not where a person would"},
+			&cli.StringFlag{Name: "name", Usage: "PATH -: the name standard input goes by in pages (default -)"},
 			&cli.IntFlag{Name: "line", EnvVars: []string{"FOLIO_LINE"}, Usage: "page mode: start the first page at this line (from 1)"},
 			formatFlag(),
 			&cli.IntFlag{Name: "offset", EnvVars: []string{"FOLIO_OFFSET"}, Usage: "line mode: first line, from 1; negative: from the end"},
@@ -89,6 +108,14 @@ type readOptions struct {
 	all   bool
 	// server, when set, is the MCP endpoint to read through.
 	server, token string
+	// stdin: PATH is -, standard input, named name in pages.
+	stdin bool
+	name  string
+	// raw: chunks (pager.Raw), tight or natural, each followed by
+	// chunkSep (--all): "null", "jsonl" or "split" (into files named
+	// from splitPrefix).
+	raw, tight            bool
+	chunkSep, splitPrefix string
 	// Local reads: the counter, the size cap, and the cursors' key file
 	// and lifetime.
 	counter       pager.Counter
@@ -104,12 +131,21 @@ func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 		return o, false, usageError(c, "read takes one PATH")
 	}
 	o = readOptions{all: c.Bool("all"), server: c.String("server"), token: c.String("token"),
-		maxFileBytes: c.Int64("max-file-bytes"), cursorKeyFile: c.String("cursor-key-file"), cursorTTL: c.Duration("cursor-ttl")}
+		maxFileBytes: c.Int64("max-file-bytes"), cursorKeyFile: c.String("cursor-key-file"), cursorTTL: c.Duration("cursor-ttl"),
+		name: c.String("name"), tight: c.Bool("tight"), splitPrefix: c.String("split")}
 	name := c.Args().First()
 	if o.server == "" {
 		name = localName(name)
 	}
-	o.args = wire.ReadArgs{URI: name, Cursor: c.String("cursor"), Format: c.String("format")}
+	o.stdin = name == fsview.StdinName && o.server == ""
+	if o.name == "" {
+		o.name = fsview.StdinName
+	}
+	format := c.String("format")
+	if format == "raw" {
+		o.raw, format = true, ""
+	}
+	o.args = wire.ReadArgs{URI: name, Cursor: c.String("cursor"), Format: format}
 	for flag, arg := range map[string]**int{"max-tokens": &o.args.MaxTokens, "offset": &o.args.Offset, "limit": &o.args.Limit, "line": &o.args.Line} {
 		if c.IsSet(flag) {
 			n := c.Int(flag)
@@ -129,6 +165,30 @@ func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 	if o.all && !o.paged {
 		return o, false, usageError(c, "--all pages the file: give --max-tokens")
 	}
+	for _, sep := range []string{"null", "jsonl", "split"} {
+		if c.IsSet(sep) {
+			if o.chunkSep != "" {
+				return o, false, usageError(c, "-0, --jsonl and --split are three ways to tell chunks apart: give one")
+			}
+			o.chunkSep = sep
+		}
+	}
+	switch {
+	case (o.chunkSep != "" || o.tight) && !o.raw:
+		return o, false, usageError(c, "-0, --jsonl, --split and --tight are for chunks: give --format raw")
+	case o.raw && o.args.MaxTokens == nil:
+		return o, false, usageError(c, "--format raw cuts chunks of --max-tokens: give it")
+	case o.raw && (o.args.Cursor != "" || o.args.Line != nil || o.server != ""):
+		return o, false, usageError(c, "--format raw chunks a local file or standard input from its start: no --cursor, --line or --server")
+	case o.raw && o.all && o.chunkSep == "":
+		return o, false, usageError(c, "--all --format raw writes every chunk: give -0, --jsonl or --split PREFIX to tell them apart")
+	case o.raw && !o.all && o.chunkSep != "":
+		return o, false, usageError(c, "-0, --jsonl and --split tell the chunks of --all apart: give --all")
+	case o.stdin && o.args.Cursor != "":
+		return o, true, usageError(c, "standard input is read once: its cursors cannot be followed (page it with --all)")
+	case c.IsSet("name") && !o.stdin:
+		return o, false, usageError(c, "--name names standard input: give PATH -")
+	}
 	if o.counter, err = pagerCounter(c); err != nil {
 		return o, o.paged, err
 	}
@@ -143,12 +203,24 @@ func readAction(c *cli.Context) error {
 	if o.server != "" {
 		return remoteRead(c, o)
 	}
+	if o.raw {
+		return readChunks(c, o)
+	}
 	rd, closeFS, err := localReader(o)
 	if err != nil {
 		return fail(c, o.paged, err)
 	}
 	defer closeFS()
 	out := c.App.Writer
+	var stdin []byte
+	switch {
+	case o.stdin && !o.paged:
+		return fail(c, false, usageError(c, "standard input is paged: give --max-tokens (or use head, tail or sed for its lines)"))
+	case o.stdin:
+		if stdin, err = fsview.ReadText(c.App.Reader, o.name, o.maxFileBytes); err != nil {
+			return fail(c, true, err)
+		}
+	}
 	if !o.paged {
 		req := reader.LineRequest{Name: o.args.URI}
 		if o.args.Offset != nil {
@@ -171,6 +243,23 @@ func readAction(c *cli.Context) error {
 	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: format}
 	if o.args.Line != nil {
 		req.Line = *o.args.Line
+	}
+	if o.stdin {
+		w := bufio.NewWriter(out)
+		err := rd.PagesOf(c.Context, stdin, o.name, req, func(p pager.Page) error {
+			w.Write(p.JSON)
+			if err := w.WriteByte('\n'); err != nil || !o.all {
+				return errStop
+			}
+			return nil
+		})
+		if ferr := w.Flush(); err == nil || errors.Is(err, errStop) {
+			err = ferr
+		}
+		if err != nil {
+			return fail(c, true, err)
+		}
+		return nil
 	}
 	if !o.all {
 		p, err := rd.Page(c.Context, req)

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -14,6 +16,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/verify"
 )
 
@@ -21,7 +24,7 @@ func verifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "page every text file under PATHs and check budgets, reconstruction and versions",
-		ArgsUsage: "PATH…",
+		ArgsUsage: "PATH… (- for standard input)",
 		Description: `Pages every text file at every budget, in parallel, and checks that each page
 counts at most its budget (recounted from the page's bytes), that the pages give
 back the file byte for byte, and that the version is the BLAKE3 of the bytes.
@@ -31,10 +34,17 @@ failure.
 With --server, the PATHs are URIs (or paths the server resolves) paged through
 that MCP server's read tool, directories listed with its list tool: each page
 must count at most its budget with the local --tokenizer, and the BLAKE3 of the
-bytes the pages give back must equal their version. No local copy is needed.`,
+bytes the pages give back must equal their version. No local copy is needed.
+
+- verifies standard input, read once under the same cap and text check, named -
+(or --name). --junit FILE writes JUnit XML: one test case per file and budget,
+each failure with its reasons. Under GitHub Actions (GITHUB_ACTIONS=true) each
+failure is also printed as an ::error workflow annotation on its file.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
 			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
+			&cli.StringFlag{Name: "junit", EnvVars: []string{"FOLIO_JUNIT"}, Usage: "also write the report to this file as JUnit XML, for CI"},
+			&cli.StringFlag{Name: "name", Usage: "PATH -: the name standard input goes by in pages and the report (default -)"},
 			formatFlag(),
 			noIgnoreFlag(),
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
@@ -58,11 +68,17 @@ type verifyOptions struct {
 	maxFileBytes int64
 	// server, when set, is the MCP endpoint to verify through.
 	server, token string
+	// junit is where to write JUnit XML; name is standard input's.
+	junit, name string
 }
 
 func readVerifyOptions(c *cli.Context) (verifyOptions, error) {
 	o := verifyOptions{paths: c.Args().Slice(), asJSON: c.Bool("json"), noIgnore: c.Bool("no-ignore"), deny: c.StringSlice("deny"),
-		maxFileBytes: c.Int64("max-file-bytes"), server: c.String("server"), token: c.String("token")}
+		maxFileBytes: c.Int64("max-file-bytes"), server: c.String("server"), token: c.String("token"),
+		junit: c.String("junit"), name: c.String("name")}
+	if o.name == "" {
+		o.name = fsview.StdinName
+	}
 	if len(o.paths) == 0 {
 		return o, usageError(c, "verify takes at least one PATH")
 	}
@@ -87,6 +103,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return fail(c, false, err)
 	}
+	started := time.Now()
 	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
 	opt := verify.Options{Budgets: o.budgets, Format: o.format, Progress: progressBar(c)}
 	if o.server != "" {
@@ -97,12 +114,25 @@ func verifyAction(c *cli.Context) error {
 		rep.Merge(r)
 	} else {
 		for _, arg := range o.paths {
-			r, err := verifyPath(c.Context, o, localName(arg), opt)
+			var r *verify.Report
+			if arg == fsview.StdinName {
+				r, err = verifyStdin(c, o, opt)
+			} else {
+				r, err = verifyPath(c.Context, o, localName(arg), opt)
+			}
 			if err != nil {
 				return fail(c, false, err)
 			}
 			rep.Merge(r)
 		}
+	}
+	if o.junit != "" {
+		if err := writeJUnit(o.junit, rep, started); err != nil {
+			return fail(c, false, err)
+		}
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		verify.WriteAnnotations(c.App.Writer, rep, os.Getenv("GITHUB_WORKSPACE"))
 	}
 	if opt.Progress != nil {
 		fmt.Fprintln(c.App.ErrWriter)
@@ -140,6 +170,31 @@ func verifyPath(ctx context.Context, o verifyOptions, path string, opt verify.Op
 		return nil, err
 	}
 	return verify.Run(ctx, fs, rd, []string{path}, opt)
+}
+
+// verifyStdin verifies standard input, read once.
+func verifyStdin(c *cli.Context, o verifyOptions, opt verify.Options) (*verify.Report, error) {
+	text, err := fsview.ReadText(c.App.Reader, o.name, o.maxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := throwawayReader(nil, o.counter)
+	if err != nil {
+		return nil, err
+	}
+	return verify.RunText(c.Context, rd, o.name, text, opt)
+}
+
+// writeJUnit writes the report as JUnit XML to path, whole or not at all.
+func writeJUnit(path string, rep *verify.Report, started time.Time) error {
+	var b bytes.Buffer
+	if err := verify.WriteJUnit(&b, rep, started); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return toolerr.Invalid("--junit %s: %v", path, err)
+	}
+	return nil
 }
 
 // verifyRemote verifies the arguments through the server.

@@ -244,6 +244,12 @@ func TestTokref(t *testing.T) {
 			for i, s := range group {
 				ids := enc.Encode(s)
 				idHash = fnvIDs(idHash, ids)
+				if back, err := enc.Decode(ids); err != nil || string(back) != s {
+					failures++
+					if failures <= 20 {
+						t.Errorf("%s: %+q: Decode(Encode) gives %+q, %v", enc.Name(), abbreviate(s), abbreviate(string(back)), err)
+					}
+				}
 				n := enc.Count(s)
 				if n != len(ids) || n != want.counts[k][i] {
 					failures++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
 )
 
 // The vocabularies, compiled in as they are, so that loading one costs
@@ -60,6 +61,10 @@ type vocab struct {
 	maxLen int         // length of the longest token
 	bytes  [256]uint32 // the rank of each one-byte token
 	joins  *joinCache  // shared by every count
+	// starts is where each token starts in tokens, made once by
+	// tokenStarts.
+	starts     []uint32
+	startsOnce sync.Once
 }
 
 // newVocab opens a vocabulary from its tokens and its index.
