@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -82,15 +81,8 @@ a person would (as read --format raw cuts chunks; --tight as late as N allows);
 
 // countText reads the text to count: standard input for "-", else the file.
 func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) ([]byte, error) {
-	if arg == "-" {
-		b, err := io.ReadAll(c.App.Reader)
-		if err != nil {
-			return nil, err
-		}
-		if !fsview.IsText(b) {
-			return nil, fmt.Errorf("%w: standard input is not valid UTF-8, or holds a NUL byte", fsview.ErrNotText)
-		}
-		return b, nil
+	if arg == fsview.StdinName {
+		return fsview.ReadText(c.App.Reader, "standard input", c.Int64("max-file-bytes"))
 	}
 	f, err := fs.Regular(localName(arg))
 	if err != nil {

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	junit "github.com/joshdk/go-junit"
+
+	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/pager"
+)
+
+// o200k is the reference table's tokenizer path (pager/bpe, held to
+// tiktoken by testdata/tokref): what every chunk and page is recounted
+// with.
+func o200k(t *testing.T) pager.Tokenizer {
+	t.Helper()
+	c, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(pager.Tokenizer)
+}
+
+// pipelineText is prose, code and CJK with CRLF line ends and emoji: what
+// a pipeline may send.
+func pipelineText(t *testing.T) string {
+	t.Helper()
+	return string(corpus.For(t, "markdown", 40<<10)) + "\r\nA line with CRLF.\r\nEmoji 😀👍🏽 and quotes \"\\\".\n" +
+		string(corpus.For(t, "go", 30<<10)) + string(corpus.For(t, "cjk", 20<<10))
+}
+
+// TestStdin: standard input is a file to read, hash, verify and count,
+// through a pipe to the binary: text pages as a file does (named - or
+// --name, its version b3sum's), binary is not text, empty is one empty
+// page, and past the cap is too large.
+func TestStdin(t *testing.T) {
+	text := pipelineText(t)
+	tk := o200k(t)
+	r := folio(t, text, "read", "--max-tokens", "300", "--all", "-")
+	if r.code != 0 {
+		t.Fatalf("read -: exit %d: %s", r.code, r.stderr)
+	}
+	var got strings.Builder
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	hash := folio(t, text, "hash", "-")
+	version := strings.Fields(hash.stdout)[0]
+	for i, line := range lines {
+		p, err := pager.Decode([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := tk.Count(line); n > 300 || p.URI != "-" || p.Version != version || p.HasMore != (i < len(lines)-1) {
+			t.Fatalf("page %d: %d tokens, uri %q, version %s (hash - says %s), has_more %v", i+1, n, p.URI, p.Version, version, p.HasMore)
+		}
+		got.WriteString(p.Content)
+	}
+	if got.String() != text {
+		t.Fatal("the pages of standard input are not its bytes")
+	}
+	if r := folio(t, text, "read", "--max-tokens", "300", "--name", "notes.md", "-"); r.code != 0 || !strings.HasPrefix(r.stdout, `{"uri":"notes.md",`) || strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("read --name notes.md -: exit %d, %.80s", r.code, r.stdout)
+	}
+	for _, args := range [][]string{{"read", "-"}, {"read", "--max-tokens", "300", "--cursor", "x", "-"}, {"read", "--name", "x", "README.md"}} {
+		if r := folio(t, text, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+	if r := folio(t, text, "verify", "--max-tokens", "100,2000", "--name", "notes.md", "-"); r.code != 0 || !strings.Contains(r.stdout, "files 1,") {
+		t.Errorf("verify -: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := folio(t, text, "count", "-"); r.code != 0 || r.stdout != strconv.Itoa(tk.Count(text))+"\t-\n" {
+		t.Errorf("count -: %q", r.stdout)
+	}
+
+	// Binary: not text, but it has a hash.
+	binary := "\x00\xffPNG"
+	for _, args := range [][]string{{"read", "--max-tokens", "100", "--all", "-"}, {"read", "--format", "raw", "--max-tokens", "100", "--all", "-0", "-"}, {"verify", "-"}, {"count", "-"}} {
+		if r := folio(t, binary, args...); r.code != 4 || !strings.Contains(r.stderr, "not") {
+			t.Errorf("%v of binary input: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	if r := folio(t, binary, "hash", "-"); r.code != 0 || len(strings.Fields(r.stdout)[0]) != 32 {
+		t.Errorf("hash - of binary input: exit %d: %s", r.code, r.stdout)
+	}
+	if b3sum, err := exec.LookPath("b3sum"); err == nil {
+		cmd := exec.Command(b3sum)
+		cmd.Stdin = strings.NewReader(text)
+		out, err := cmd.Output()
+		if err != nil || !strings.HasPrefix(string(out), version) {
+			t.Errorf("b3sum says %q, hash - %s", out, version)
+		}
+	}
+
+	// Empty: one empty page, no chunks.
+	if r := folio(t, "", "read", "--max-tokens", "100", "--all", "-"); r.code != 0 || r.stdout != `{"uri":"-","content":"","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":false,"next_cursor":null}`+"\n" {
+		t.Errorf("read - of nothing: exit %d: %s", r.code, r.stdout)
+	}
+	if r := folio(t, "", "read", "--format", "raw", "--max-tokens", "100", "--all", "-0", "-"); r.code != 0 || r.stdout != "" {
+		t.Errorf("chunks of nothing: exit %d: %q", r.code, r.stdout)
+	}
+
+	// Over the cap: too large, whichever way it is read.
+	for _, args := range [][]string{{"read", "--max-tokens", "100", "--all", "-"}, {"verify", "-"}, {"count", "-"}, {"read", "--format", "raw", "--max-tokens", "100", "--all", "-0", "-"}} {
+		if r := folio(t, text, append([]string{args[0], "--max-file-bytes", "10000"}, args[1:]...)...); r.code != 4 || !strings.Contains(r.stderr, "cap") {
+			t.Errorf("%v over the cap: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestChunkFormats: every way chunks are written gives them back: NUL
+// after each, JSON Lines with their counts, files named as split(1)
+// names them; from standard input and from a file; each within its
+// budget, recounted; natural chunks end where a person would and are no
+// fewer than tight ones.
+func TestChunkFormats(t *testing.T) {
+	text := pipelineText(t)
+	tk := o200k(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "input.md")
+	os.WriteFile(path, []byte(text), 0o600)
+	check := func(what string, chunks []string, budget int) {
+		t.Helper()
+		if strings.Join(chunks, "") != text {
+			t.Fatalf("%s: the chunks are not the input", what)
+		}
+		for i, c := range chunks {
+			if n := tk.Count(c); n > budget || n == 0 {
+				t.Fatalf("%s: chunk %d counts %d tokens (budget %d)", what, i+1, n, budget)
+			}
+		}
+	}
+	counts := map[string]int{}
+	for _, tight := range []string{"", "--tight"} {
+		args := []string{"read", "--format", "raw", "--max-tokens", "200", "--all"}
+		if tight != "" {
+			args = append(args, tight)
+		}
+		r := folio(t, text, append(args, "-0", "-")...)
+		if r.code != 0 || !strings.HasSuffix(r.stdout, "\x00") {
+			t.Fatalf("-0: exit %d: %s", r.code, r.stderr)
+		}
+		nul := strings.Split(strings.TrimSuffix(r.stdout, "\x00"), "\x00")
+		check("-0 "+tight, nul, 200)
+		counts[tight] = len(nul)
+		if tight == "" {
+			natural := 0
+			for _, c := range nul[:len(nul)-1] {
+				if pager.EndsNaturally([]byte(c)) {
+					natural++
+				}
+			}
+			if natural*10 < (len(nul)-1)*9 {
+				t.Errorf("%d of %d chunks end where a person would", natural, len(nul)-1)
+			}
+		}
+		r = folio(t, "", append(args, "--jsonl", path)...)
+		var jsonl []string
+		for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+			var c struct {
+				Content string `json:"content"`
+				Tokens  int    `json:"tokens"`
+			}
+			if err := json.Unmarshal([]byte(line), &c); err != nil || c.Tokens != tk.Count(c.Content) {
+				t.Fatalf("--jsonl line %q: %v, tokens %d", line, err, c.Tokens)
+			}
+			jsonl = append(jsonl, c.Content)
+		}
+		check("--jsonl "+tight, jsonl, 200)
+		if !slices.Equal(jsonl, nul) {
+			t.Error("a file and standard input were cut differently")
+		}
+	}
+	if counts["--tight"] > counts[""] {
+		t.Errorf("%d tight chunks, %d natural", counts["--tight"], counts[""])
+	}
+
+	// --split: files named as split(1) names them, past the first width.
+	out := t.TempDir()
+	r := folio(t, text, "read", "--format", "raw", "--max-tokens", "40", "--all", "--split", filepath.Join(out, "part-"), "-")
+	if r.code != 0 {
+		t.Fatalf("--split: exit %d: %s", r.code, r.stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	var names, chunks []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		chunks = append(chunks, string(b))
+	}
+	check("--split", chunks, 40)
+	if len(names) <= 650 {
+		t.Fatalf("%d files: too few to pass split's first width", len(names))
+	}
+	ref := t.TempDir()
+	cmd := exec.Command("split", "-l", "1", "-", filepath.Join(ref, "part-"))
+	cmd.Stdin = strings.NewReader(strings.Repeat("x\n", len(names)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("split: %v: %s", err, out)
+	}
+	refEntries, _ := os.ReadDir(ref)
+	var refNames []string
+	for _, e := range refEntries {
+		refNames = append(refNames, e.Name())
+	}
+	if !slices.Equal(names, refNames) {
+		t.Errorf("folio named %d files %v…%v, split %d %v…%v", len(names), names[:2], names[len(names)-2:], len(refNames), refNames[:2], refNames[len(refNames)-2:])
+	}
+
+	for _, args := range [][]string{
+		{"read", "--format", "raw", "--all", "-0", "-"},
+		{"read", "--format", "raw", "--max-tokens", "9", "--all", "-"},
+		{"read", "--format", "raw", "--max-tokens", "9", "-0", "-"},
+		{"read", "--format", "raw", "--max-tokens", "9", "--all", "-0", "--jsonl", "-"},
+		{"read", "--max-tokens", "90", "--all", "-0", "-"},
+		{"read", "--format", "raw", "--max-tokens", "9", "--cursor", "x", "-"},
+	} {
+		if r := folio(t, "text", args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+	if r := folio(t, "text", "read", "--format", "raw", "--max-tokens", "9", "--all", "--split", filepath.Join(dir, "no", "such", "dir", "x"), "-"); r.code != 2 || !strings.Contains(r.stderr, "--split") {
+		t.Errorf("--split into a missing directory: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestCountLikeTtok: count gives token ids and takes them back, and
+// truncates to a budget, natural or tight.
+func TestCountLikeTtok(t *testing.T) {
+	text := pipelineText(t)[:6000]
+	tk := o200k(t)
+	r := folio(t, text, "count", "--tokens", "-")
+	var ids []uint32
+	for _, f := range strings.Fields(r.stdout) {
+		var id uint32
+		json.Unmarshal([]byte(f), &id)
+		ids = append(ids, id)
+	}
+	if r.code != 0 || !slices.Equal(ids, tk.Encode(text)) {
+		t.Fatalf("--tokens: exit %d, %d ids, want %d", r.code, len(ids), len(tk.Encode(text)))
+	}
+	if back := folio(t, r.stdout, "count", "--decode", "-"); back.code != 0 || back.stdout != text {
+		t.Fatalf("--decode: exit %d: %.80q", back.code, back.stdout)
+	}
+	if r := folio(t, "1 2 x", "count", "--decode", "-"); r.code != 2 {
+		t.Errorf("--decode of a word: exit %d", r.code)
+	}
+	if r := folio(t, "999999999", "count", "--decode", "-"); r.code != 2 || !strings.Contains(r.stderr, "not a token") {
+		t.Errorf("--decode of no token: exit %d: %s", r.code, r.stderr)
+	}
+	if r := folio(t, text, "count", "--tokenizer", "estimate", "--tokens", "-"); r.code != 2 {
+		t.Errorf("--tokens with the estimate: exit %d", r.code)
+	}
+	for _, tight := range []bool{false, true} {
+		args := []string{"count", "--truncate", "100", "-"}
+		if tight {
+			args = []string{"count", "--truncate", "100", "--tight", "-"}
+		}
+		r := folio(t, text, args...)
+		if r.code != 0 || !strings.HasPrefix(text, r.stdout) || tk.Count(r.stdout) > 100 || len(r.stdout) == 0 {
+			t.Fatalf("%v: exit %d, %d tokens, a prefix: %v", args, r.code, tk.Count(r.stdout), strings.HasPrefix(text, r.stdout))
+		}
+		next := text[:len(r.stdout)+len(string([]rune(text[len(r.stdout):])[:1]))]
+		if tight && tk.Count(next) <= 100 {
+			t.Errorf("--tight stopped short: one more code point still counts %d", tk.Count(next))
+		}
+		if !tight && !pager.EndsNaturally([]byte(r.stdout)) {
+			t.Errorf("--truncate ends mid-word: %q", r.stdout[max(0, len(r.stdout)-30):])
+		}
+	}
+}
+
+// TestVerifyForCI: --junit writes JUnit XML that a JUnit consumer reads
+// as one test per file and budget, failures with their reasons; under
+// GitHub Actions each failure is also a workflow annotation on its file,
+// relative to the workspace.
+func TestVerifyForCI(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text.\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "b.md"), bytes.Repeat([]byte("Words, words, words. "), 200), 0o600)
+	os.WriteFile(filepath.Join(dir, "c.bin"), []byte{0, 1, 2}, 0o600)
+	report := filepath.Join(dir, "junit.xml")
+	cmd := exec.Command(folioBin, "verify", "--max-tokens", "5,300", "--junit", report, dir)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+dir)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("verify with failures: %v\n%s", err, out)
+	}
+	suites, err := junit.IngestFile(report)
+	if err != nil || len(suites) != 1 {
+		t.Fatalf("the JUnit report: %v, %d suites", err, len(suites))
+	}
+	s := suites[0]
+	if s.Totals.Tests != 4 || s.Totals.Failed != 2 || s.Totals.Passed != 2 {
+		t.Errorf("totals %+v", s.Totals)
+	}
+	var failed []string
+	for _, tc := range s.Tests {
+		if tc.Status == junit.StatusFailed {
+			failed = append(failed, filepath.Base(tc.Classname)+" "+tc.Name)
+			if tc.Error == nil || !strings.Contains(tc.Error.Error(), "budget_too_small") {
+				t.Errorf("%s %s failed without its reason: %v", tc.Classname, tc.Name, tc.Error)
+			}
+		}
+	}
+	slices.Sort(failed)
+	if !slices.Equal(failed, []string{"a.md max_tokens=5", "b.md max_tokens=5"}) {
+		t.Errorf("failed cases %v", failed)
+	}
+	var annotations []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "::error ") {
+			annotations = append(annotations, line)
+		}
+	}
+	slices.Sort(annotations)
+	if len(annotations) != 2 || !strings.HasPrefix(annotations[0], "::error file=a.md,line=1,title=folio verify at max_tokens 5::budget_too_small") || !strings.HasPrefix(annotations[1], "::error file=b.md,") {
+		t.Errorf("annotations %q", annotations)
+	}
+	// Outside GitHub Actions, none.
+	if r := folio(t, "", "verify", "--max-tokens", "5", dir); strings.Contains(r.stdout, "::error") {
+		t.Errorf("annotations outside GitHub Actions: %s", r.stdout)
+	}
+	if r := folio(t, "", "verify", "--junit", filepath.Join(dir, "no", "dir", "j.xml"), dir); r.code != 2 {
+		t.Errorf("--junit into a missing directory: exit %d: %s", r.code, r.stderr)
+	}
+}
