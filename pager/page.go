@@ -193,7 +193,7 @@ func Fit(r Request) (Page, error) {
 	// Fewer bytes than the tightest cut: never more tokens than it has
 	// but for the rare merge across the new end, which the count catches.
 	if end := NaturalCut(w[:p.End]); end < p.End {
-		if q := f.build(end); q.Tokens <= r.MaxTokens {
+		if q := f.page(end); q.Tokens <= r.MaxTokens {
 			return q, nil
 		}
 	}

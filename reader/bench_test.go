@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
 )
 
@@ -61,6 +63,34 @@ func BenchmarkLines(b *testing.B) {
 		b.Run(at.name, func(b *testing.B) {
 			for b.Loop() {
 				_, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "app.log", Offset: at.offset, MaxLines: DefaultLines, MaxLineChars: MaxLineChars, MaxTokens: DefaultLineMaxTokens})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkChunks cuts 16 MiB of Markdown into 2,000-token chunks from a
+// stream, natural and tight, beside counting the same bytes whole: the
+// throughput of read --format raw against that of count.
+func BenchmarkChunks(b *testing.B) {
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := corpus.For(b, "markdown", 16<<20)
+	b.Run("count", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			counter.Count(string(text))
+		}
+	})
+	for _, tight := range []bool{false, true} {
+		b.Run(map[bool]string{false: "natural", true: "tight"}[tight], func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				err := Chunks(context.Background(), bytes.NewReader(text), ChunkRequest{Counter: counter, MaxTokens: 2000, Tight: tight}, func([]byte) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -332,3 +332,59 @@ func TestVerifyForCI(t *testing.T) {
 		t.Errorf("--junit into a missing directory: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// actionlintVersion is the actionlint the README's workflow is held to.
+const actionlintVersion = "v1.7.12"
+
+// TestWorkflowStep: the README's GitHub Actions workflow passes
+// actionlint (built from its Go module; without the module proxy the test
+// is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), and runs the verify
+// this binary has.
+func TestWorkflowStep(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "<!-- workflow -->\n```yaml\n")
+	workflow, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal("no workflow in the README")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".github", "workflows", "docs.yml")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(workflow), 0o644)
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		if os.Getenv("FOLIO_REQUIRE_ACTIONLINT") == "" {
+			t.Skipf("actionlint could not be built (FOLIO_REQUIRE_ACTIONLINT makes this fail): %v\n%s", err, out)
+		}
+		t.Fatalf("building actionlint: %v\n%s", err, out)
+	}
+	bin := filepath.Join(gobin, "actionlint")
+	lint := exec.Command(bin, "-no-color", path)
+	lint.Dir = dir
+	if out, err := lint.CombinedOutput(); err != nil {
+		t.Fatalf("actionlint: %v\n%s\n%s", err, out, workflow)
+	}
+	for _, line := range strings.Split(workflow, "\n") {
+		if run, ok := strings.CutPrefix(strings.TrimSpace(line), "run: folio verify "); ok {
+			docs := filepath.Join(dir, "docs")
+			os.MkdirAll(docs, 0o755)
+			os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nText.\n"), 0o644)
+			cmd := exec.Command(folioBin, append([]string{"verify"}, strings.Fields(run)...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the workflow's verify: %v\n%s", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "folio-junit.xml")); err != nil {
+				t.Fatal("the workflow's verify wrote no report")
+			}
+			return
+		}
+	}
+	t.Fatal("the workflow runs no folio verify")
+}
