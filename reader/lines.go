@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -103,8 +104,30 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	// The lines are copied out: the read memory is given back now, but
 	// for the room of the answer (see fsview.Snapshot.Keep).
 	defer snap.Release()
-	b := snap.Window
-	l := &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String(), Total: countLines(b), Limit: req.Limit, Numbered: req.Numbered}
+	l, err := r.lines(ctx, snap.Window, &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String()}, req)
+	if err != nil {
+		return nil, err
+	}
+	snap.Keep(ctx, int64(len(l.Text)))
+	return l, nil
+}
+
+// LinesOf reads lines of text that is not a file (standard input), named
+// name (its URI and Name), its version the BLAKE3 of text, bounded as req
+// says (req.Name is not used).
+func (r *Reader) LinesOf(ctx context.Context, text []byte, name string, req LineRequest) (*Lines, error) {
+	if req.Limit < 0 {
+		return nil, toolerr.Invalid("limit must be 1 or more lines")
+	}
+	if err := fsview.CheckText(text, name); err != nil {
+		return nil, toolerr.From(err)
+	}
+	return r.lines(ctx, text, &Lines{URI: name, Name: name, Version: fsview.VersionOf(text).String()}, req)
+}
+
+// lines reads the lines of b, the whole text that l names, into l.
+func (r *Reader) lines(ctx context.Context, b []byte, l *Lines, req LineRequest) (*Lines, error) {
+	l.Total, l.Limit, l.Numbered = countLines(b), req.Limit, req.Numbered
 	start := req.Offset - 1
 	switch {
 	case req.Offset < 0:
@@ -175,7 +198,6 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if counting {
 		r.capLines(l, ends, req)
 	}
-	snap.Keep(ctx, int64(len(l.Text)))
 	return l, nil
 }
 

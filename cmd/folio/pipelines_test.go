@@ -68,7 +68,13 @@ func TestStdin(t *testing.T) {
 	if r := folio(t, text, "read", "--max-tokens", "300", "--name", "notes.md", "-"); r.code != 0 || !strings.HasPrefix(r.stdout, `{"uri":"notes.md",`) || strings.Count(r.stdout, "\n") != 1 {
 		t.Errorf("read --name notes.md -: exit %d, %.80s", r.code, r.stdout)
 	}
-	for _, args := range [][]string{{"read", "-"}, {"read", "--max-tokens", "300", "--cursor", "x", "-"}, {"read", "--name", "x", "README.md"}} {
+	if r := folio(t, text, "read", "--offset", "-3", "-"); r.code != 0 || !strings.HasSuffix(text, r.stdout) || strings.Count(r.stdout, "\n") != 3 {
+		t.Errorf("read --offset -3 -: exit %d: %q", r.code, r.stdout)
+	}
+	if r := folio(t, text, "read", "-"); r.code != 0 || r.stdout != text {
+		t.Errorf("read -: exit %d, %d bytes of %d", r.code, len(r.stdout), len(text))
+	}
+	for _, args := range [][]string{{"read", "--max-tokens", "300", "--cursor", "x", "-"}, {"read", "--name", "x", "README.md"}} {
 		if r := folio(t, text, args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
 		}
@@ -108,7 +114,7 @@ func TestStdin(t *testing.T) {
 	}
 
 	// Over the cap: too large, whichever way it is read.
-	for _, args := range [][]string{{"read", "--max-tokens", "100", "--all", "-"}, {"verify", "-"}, {"count", "-"}, {"read", "--format", "raw", "--max-tokens", "100", "--all", "-0", "-"}} {
+	for _, args := range [][]string{{"read", "--max-tokens", "100", "--all", "-"}, {"read", "-"}, {"verify", "-"}, {"count", "-"}, {"read", "--format", "raw", "--max-tokens", "100", "--all", "-0", "-"}} {
 		if r := folio(t, text, append([]string{args[0], "--max-file-bytes", "10000"}, args[1:]...)...); r.code != 4 || !strings.Contains(r.stderr, "cap") {
 			t.Errorf("%v over the cap: exit %d: %s", args, r.code, r.stderr)
 		}

@@ -71,8 +71,8 @@ the input, byte for byte. Chunks stream: memory holds one window, whatever the
 input's size.
 
 PATH - reads standard input, once, under the same size cap and text check as a
-file, named - (or --name) in pages; its pages' cursors cannot be followed once it
-is read, so page it with --all.
+file, named - (or --name) in pages: its lines, or its pages, whose cursors
+cannot be followed once it is read, so page it with --all.
 
 With --server, the same read goes through the read tool of that MCP server, and
 PATH is sent as it is (a file:// URI, or a path the server resolves). In line
@@ -213,12 +213,9 @@ func readAction(c *cli.Context) error {
 	defer closeFS()
 	out := c.App.Writer
 	var stdin []byte
-	switch {
-	case o.stdin && !o.paged:
-		return fail(c, false, usageError(c, "standard input is paged: give --max-tokens (or use head, tail or sed for its lines)"))
-	case o.stdin:
+	if o.stdin {
 		if stdin, err = fsview.ReadText(c.App.Reader, o.name, o.maxFileBytes); err != nil {
-			return fail(c, true, err)
+			return fail(c, o.paged, err)
 		}
 	}
 	if !o.paged {
@@ -229,7 +226,12 @@ func readAction(c *cli.Context) error {
 		if o.args.Limit != nil {
 			req.Limit = *o.args.Limit
 		}
-		l, err := rd.ReadLines(c.Context, req)
+		var l *reader.Lines
+		if o.stdin {
+			l, err = rd.LinesOf(c.Context, stdin, o.name, req)
+		} else {
+			l, err = rd.ReadLines(c.Context, req)
+		}
 		if err != nil {
 			return fail(c, false, err)
 		}
