@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
@@ -80,4 +81,61 @@ func FuzzLines(f *testing.F) {
 			t.Fatalf("next %d after lines %d-%d of %d", next, start+1, end, len(lines))
 		}
 	})
+}
+
+// FuzzChunks cuts any text into chunks of any budget, natural or tight,
+// through a reader that gives a few bytes at a time: the chunks are the
+// text, each within its budget (recounted), each natural cut a valid one.
+func FuzzChunks(f *testing.F) {
+	f.Add("Hello world. This is a test.\n\nAnother paragraph, with more words.\r\n", uint8(5), false)
+	f.Add("短い文です。これは長い文で、まだ続いています🙂🙂\r\n\r\n", uint8(3), true)
+	f.Add("a\r\nb\r\n\r\nc", uint8(1), false)
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string, budget uint8, tight bool) {
+		if !utf8.ValidString(text) || strings.ContainsRune(text, 0) || budget == 0 {
+			return
+		}
+		var got strings.Builder
+		err := Chunks(context.Background(), iotest.HalfReader(strings.NewReader(text)), ChunkRequest{Counter: counter, MaxTokens: int(budget), Tight: tight}, func(c []byte) error {
+			if n := counter.Count(string(c)); n > int(budget) || len(c) == 0 {
+				t.Fatalf("a chunk of %d bytes counts %d tokens, budget %d", len(c), n, budget)
+			}
+			if end := got.Len() + len(c); end < len(text) && (!utf8.RuneStart(text[end]) || (text[end-1] == '\r' && text[end] == '\n')) {
+				t.Fatalf("a chunk ends inside a code point or a CRLF at %d", end)
+			}
+			got.Write(c)
+			return nil
+		})
+		if e := toolerr.From(err); e != nil && e.Code == toolerr.CodeBudgetTooSmall {
+			// A code point that alone counts more than the budget.
+			rest := text[got.Len():]
+			if first := rest[:nextBoundary(rest)]; counter.Count(first) <= int(budget) {
+				t.Fatalf("budget_too_small before %q, which fits", first)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != text {
+			t.Fatalf("the chunks are not the text")
+		}
+		cut := pager.NaturalCut([]byte(text))
+		if cut < len(text)/2 || cut > len(text) {
+			t.Fatalf("NaturalCut %d of %d", cut, len(text))
+		}
+	})
+}
+
+// nextBoundary is the end of the first code point of s, or of its first
+// CRLF: the least a chunk can hold.
+func nextBoundary(s string) int {
+	if strings.HasPrefix(s, "\r\n") {
+		return 2
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	return size
 }
