@@ -59,6 +59,7 @@ type shared struct {
 	gate       *semaphore.Weighted
 	memorySize int64
 	dirs       dirCache
+	versions   *versionCache
 }
 
 // FS is a set of roots with one visibility policy. It is safe for
@@ -94,7 +95,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 	if opt.ReadMemory <= 0 {
 		opt.ReadMemory = DefaultReadMemory
 	}
-	v := &FS{opt: opt, deny: deny, shared: &shared{gate: semaphore.NewWeighted(opt.ReadMemory), memorySize: opt.ReadMemory}}
+	v := &FS{opt: opt, deny: deny, shared: &shared{gate: semaphore.NewWeighted(opt.ReadMemory), memorySize: opt.ReadMemory, versions: newVersionCache()}}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
@@ -246,7 +247,16 @@ const readBuf = 128 << 10
 // not by the file, and the windows of all snapshots held at once by the
 // read memory: Snapshot waits for room (or for ctx to end), and the caller
 // gives it back with Release.
+//
+// A file whose version is remembered (see versionCache) and can be trusted
+// is not hashed again: only its window is read, when the window is not the
+// whole file.
 func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
+	if window >= 0 {
+		if s, err := v.windowSnapshot(ctx, f, offset, window); s != nil || err != nil {
+			return s, err
+		}
+	}
 	s := &Snapshot{File: f, Offset: offset}
 	err := v.read(ctx, f, true, func(size int64) error {
 		if err := v.checkSize(f.URI, size); err != nil {
@@ -258,16 +268,7 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 		if window < 0 || window > size-offset {
 			window = size - offset
 		}
-		room := min(window, v.shared.memorySize)
-		s.gate, s.room = v.shared.gate, room
-		if r, _ := ctx.Value(roomKey{}).(*Room); r != nil && r.gate == s.gate && r.reserved {
-			if err := r.borrow(ctx, room); err != nil {
-				s.room = 0
-				return err
-			}
-			s.lent = r
-		} else if err := v.shared.gate.Acquire(ctx, room); err != nil {
-			s.room = 0
+		if err := s.take(ctx, v, window); err != nil {
 			return err
 		}
 		s.Window = make([]byte, 0, window)
@@ -289,8 +290,68 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 	return s, nil
 }
 
+// take holds the read memory of a window of s.
+func (s *Snapshot) take(ctx context.Context, v *FS, window int64) error {
+	room := min(window, v.shared.memorySize)
+	s.gate, s.room = v.shared.gate, room
+	if r, _ := ctx.Value(roomKey{}).(*Room); r != nil && r.gate == s.gate && r.reserved {
+		if err := r.borrow(ctx, room); err != nil {
+			s.room = 0
+			return err
+		}
+		s.lent = r
+	} else if err := v.shared.gate.Acquire(ctx, room); err != nil {
+		s.room = 0
+		return err
+	}
+	return nil
+}
+
+// windowSnapshot is Snapshot of a file whose version is remembered and
+// trusted: only its window is read, and the file's stamp must be the same
+// after as before; nil (and no error) when it is not so, for Snapshot to
+// read the file whole.
+func (v *FS) windowSnapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
+	file, info, err := openFile(f)
+	if err != nil {
+		return nil, nil // the whole read says why
+	}
+	defer file.Close()
+	ver, ok := v.shared.versions.lookup(&info.st, true)
+	if !ok {
+		return nil, nil
+	}
+	size := info.Size()
+	if err := v.checkSize(f.URI, size); err != nil {
+		return nil, err
+	}
+	if offset < 0 || offset > size {
+		return nil, fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, size)
+	}
+	window = min(window, size-offset)
+	s := &Snapshot{File: f, Offset: offset, Size: size, Version: ver}
+	if err := s.take(ctx, v, window); err != nil {
+		return nil, err
+	}
+	s.Window = make([]byte, window)
+	n, err := file.ReadAt(s.Window, offset)
+	var after unix.Stat_t
+	if (err != nil && !(errors.Is(err, io.EOF) && int64(n) == window)) || unix.Fstat(int(file.Fd()), &after) != nil || stampOf(&after) != stampOf(&info.st) {
+		s.Release()
+		return nil, nil
+	}
+	return s, nil
+}
+
 // Hash returns the version and size of any regular file, text or not.
 func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
+	if file, info, err := openFile(f); err == nil {
+		ver, ok := v.shared.versions.lookup(&info.st, false)
+		file.Close()
+		if ok {
+			return ver, info.Size(), nil
+		}
+	}
 	var ver Version
 	var size int64
 	err := v.read(ctx, f, false, nil, nil, &size, &ver)
@@ -314,6 +375,7 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 			return err
 		}
 	}
+	started := time.Now()
 	h := blake3.New()
 	// A small file needs no more than its size (one byte more, to see EOF
 	// in one read). A file that holds more than it said (one that grows
@@ -364,6 +426,11 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 	}
 	*size = pos
 	h.Sum(ver[:0])
+	// Remembered when the file held still while it was read.
+	var after unix.Stat_t
+	if unix.Fstat(int(file.Fd()), &after) == nil && stampOf(&after) == stampOf(&info.st) && after.Size == pos {
+		v.shared.versions.store(&after, *ver, text, started)
+	}
 	return nil
 }
 

@@ -7,20 +7,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
 )
 
 // BenchmarkPageAt reads one 2,000-token page through a cursor near the
-// start and near the end of a 16 MiB file: the two must cost the same (each
-// read hashes the whole file once and fits one page).
+// start and near the end of a 16 MiB file: the two must cost the same. The
+// file is left to settle first (fsview.TimeGranularity), so that its
+// version is remembered and each read reads its window alone.
 func BenchmarkPageAt(b *testing.B) {
 	fx := newFixtureCap(b, pager.O200kBase, 0)
 	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 4) + "\n"
 	text := strings.Repeat(line, (16<<20)/len(line))
 	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
 	f, err := fx.rd.fs.Regular("big.md")
 	if err != nil {
 		b.Fatal(err)
