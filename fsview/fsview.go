@@ -60,6 +60,7 @@ type shared struct {
 	memorySize int64
 	dirs       dirCache
 	versions   *versionCache
+	lines      *lineIndexes
 }
 
 // FS is a set of roots with one visibility policy. It is safe for
@@ -95,7 +96,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 	if opt.ReadMemory <= 0 {
 		opt.ReadMemory = DefaultReadMemory
 	}
-	v := &FS{opt: opt, deny: deny, shared: &shared{gate: semaphore.NewWeighted(opt.ReadMemory), memorySize: opt.ReadMemory, versions: newVersionCache()}}
+	v := &FS{opt: opt, deny: deny, shared: &shared{gate: semaphore.NewWeighted(opt.ReadMemory), memorySize: opt.ReadMemory, versions: newVersionCache(), lines: newLineIndexes()}}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {

@@ -3,6 +3,7 @@ package reader
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -97,6 +98,11 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if err != nil {
 		return nil, toolerr.From(err)
 	}
+	if x, ok := r.fs.LineIndexOf(f); ok {
+		if l, err := r.indexedLines(ctx, f, x, req); !errors.Is(err, errMoved) {
+			return l, err
+		}
+	}
 	snap, err := r.fs.Snapshot(ctx, f, 0, -1)
 	if err != nil {
 		return nil, toolerr.From(err)
@@ -104,12 +110,59 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	// The lines are copied out: the read memory is given back now, but
 	// for the room of the answer (see fsview.Snapshot.Keep).
 	defer snap.Release()
-	l, err := r.lines(ctx, snap.Window, &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String()}, req)
+	r.fs.IndexLines(snap)
+	l, _, err := r.lines(ctx, snap.Window, 1, true, countLines(snap.Window), &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String()}, req)
 	if err != nil {
 		return nil, err
 	}
 	snap.Keep(ctx, int64(len(l.Text)))
 	return l, nil
+}
+
+// errMoved: the file is not the version its line index is of (any more).
+var errMoved = errors.New("the file changed since its lines were indexed")
+
+// lineWindow is the first window an indexed line read takes; it grows
+// fourfold while the lines asked for run past it.
+const lineWindow = 256 << 10
+
+// indexedLines reads lines of f through its line index x: from the
+// indexed line at or before the first asked for, a window that grows
+// until it holds the lines the answer gives. errMoved when f is no longer
+// x's version.
+func (r *Reader) indexedLines(ctx context.Context, f fsview.File, x *fsview.LineIndex, req LineRequest) (*Lines, error) {
+	first := firstLine(req.Offset, x.Lines)
+	line, off := x.Locate(first + 1)
+	for want := int64(lineWindow); ; want *= 4 {
+		snap, err := r.fs.Snapshot(ctx, f, off, want)
+		if err != nil {
+			return nil, errMoved
+		}
+		if snap.Version != x.Version {
+			snap.Release()
+			return nil, errMoved
+		}
+		l, more, err := r.lines(ctx, snap.Window, line, snap.EOF(), x.Lines, &Lines{URI: snap.URI, Name: r.fs.Name(f), Version: snap.Version.String()}, req)
+		if err == nil && !more {
+			snap.Keep(ctx, int64(len(l.Text)))
+		}
+		snap.Release()
+		if err != nil || !more {
+			return l, err
+		}
+	}
+}
+
+// firstLine is the line (from 0) a read at offset starts, in a text of
+// total lines.
+func firstLine(offset, total int) int {
+	switch {
+	case offset < 0:
+		return max(total+offset, 0)
+	case offset == 0:
+		return 0
+	}
+	return offset - 1
 }
 
 // LinesOf reads lines of text that is not a file (standard input), named
@@ -122,22 +175,20 @@ func (r *Reader) LinesOf(ctx context.Context, text []byte, name string, req Line
 	if err := fsview.CheckText(text, name); err != nil {
 		return nil, toolerr.From(err)
 	}
-	return r.lines(ctx, text, &Lines{URI: name, Name: name, Version: fsview.VersionOf(text).String()}, req)
+	l, _, err := r.lines(ctx, text, 1, true, countLines(text), &Lines{URI: name, Name: name, Version: fsview.VersionOf(text).String()}, req)
+	return l, err
 }
 
-// lines reads the lines of b, the whole text that l names, into l.
-func (r *Reader) lines(ctx context.Context, b []byte, l *Lines, req LineRequest) (*Lines, error) {
-	l.Total, l.Limit, l.Numbered = countLines(b), req.Limit, req.Numbered
-	start := req.Offset - 1
-	switch {
-	case req.Offset < 0:
-		start = max(l.Total+req.Offset, 0)
-	case req.Offset == 0:
-		start = 0
-	}
+// lines reads into l the lines req asks for of a text of total lines
+// that l names, from b: its bytes from line bLine (from 1) on, to its end
+// when eof. more says b ended before the lines the answer gives did: read
+// more of the text and ask again.
+func (r *Reader) lines(ctx context.Context, b []byte, bLine int, eof bool, total int, l *Lines, req LineRequest) (_ *Lines, more bool, _ error) {
+	l.Total, l.Limit, l.Numbered = total, req.Limit, req.Numbered
+	start := firstLine(req.Offset, total)
 	l.First = start + 1
 	if start > 0 && start >= l.Total {
-		return nil, toolerr.Invalid("offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
+		return nil, false, toolerr.Invalid("offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
 	}
 	n := l.Total - start
 	if req.Limit > 0 {
@@ -146,7 +197,10 @@ func (r *Reader) lines(ctx context.Context, b []byte, l *Lines, req LineRequest)
 	if req.MaxLines > 0 {
 		n = min(n, req.MaxLines)
 	}
-	pos := lineStart(b, start)
+	pos, ok := lineStart(b, start-(bLine-1))
+	if !ok && !eof {
+		return nil, true, nil
+	}
 	var ends []int // where each line of Text ends, when capped
 	// Tokens are counted only once the text could pass the cap: a token
 	// is at least one byte.
@@ -161,11 +215,13 @@ func (r *Reader) lines(ctx context.Context, b []byte, l *Lines, req LineRequest)
 	}
 	for i := 0; i < n; i++ {
 		if i%256 == 255 && ctx.Err() != nil {
-			return nil, toolerr.From(ctx.Err())
+			return nil, false, toolerr.From(ctx.Err())
 		}
 		end := len(b)
 		if j := bytes.IndexByte(b[pos:], '\n'); j >= 0 {
 			end = pos + j + 1
+		} else if !eof {
+			return nil, true, nil
 		}
 		line := b[pos:end]
 		pos = end
@@ -198,7 +254,7 @@ func (r *Reader) lines(ctx context.Context, b []byte, l *Lines, req LineRequest)
 	if counting {
 		r.capLines(l, ends, req)
 	}
-	return l, nil
+	return l, false, nil
 }
 
 // numberOf is the number of a line as cat -n puts it before the line.
@@ -262,18 +318,18 @@ func countLines(b []byte) int {
 	return n
 }
 
-// lineStart is the offset of line i (from 0) in b; len(b) when b holds
-// fewer lines.
-func lineStart(b []byte, i int) int {
+// lineStart is the offset of line i (from 0) in b; len(b) and false when
+// b holds fewer lines.
+func lineStart(b []byte, i int) (int, bool) {
 	pos := 0
 	for ; i > 0; i-- {
 		j := bytes.IndexByte(b[pos:], '\n')
 		if j < 0 {
-			return len(b)
+			return len(b), false
 		}
 		pos += j + 1
 	}
-	return pos
+	return pos, true
 }
 
 // CutLine cuts line after max code points and marks the cut, keeping the
@@ -311,5 +367,6 @@ func pageStart(b []byte, line int, uri string) (int64, error) {
 	if line > 1 && line > total {
 		return 0, toolerr.Invalid("line %d is past the end of %s: it has %d lines", line, uri, total)
 	}
-	return int64(lineStart(b, line-1)), nil
+	pos, _ := lineStart(b, line-1)
+	return int64(pos), nil
 }

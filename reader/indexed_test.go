@@ -1,0 +1,107 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/pager"
+)
+
+// TestIndexedLines: once a file has settled and been read whole, line
+// reads go through its line index and read only what they give: every
+// kind of request answers exactly what reading the whole text answers,
+// lines longer than the first window included; a rewrite is read anew.
+func TestIndexedLines(t *testing.T) {
+	fx := newFixtureCap(t, pager.O200kBase, 0)
+	var b strings.Builder
+	for i := 1; b.Len() < 3<<20; i++ {
+		switch {
+		case i == 5000:
+			b.WriteString(strings.Repeat("long ", 100_000) + "\n") // past the first window
+		case i%7 == 0:
+			fmt.Fprintf(&b, "line %d with a CRLF\r\n", i)
+		default:
+			fmt.Fprintf(&b, "line %d %s\n", i, strings.Repeat("x", i%90))
+		}
+	}
+	b.WriteString("the last line, without a newline")
+	text := b.String()
+	path := filepath.Join(fx.dir, "big.txt")
+	os.WriteFile(path, []byte(text), 0o644)
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond) // settled: its version can be trusted
+	reqs := []LineRequest{
+		{Offset: 1, Limit: 10},
+		{Offset: 4990, Limit: 20},
+		{Offset: 5000, Limit: 2, MaxLineChars: 2000},
+		{Offset: 4999, Limit: 3},
+		{Offset: 30000, Limit: 100, Numbered: true},
+		{Offset: -100},
+		{Offset: -1},
+		{Offset: 20001, MaxLines: 2000, MaxLineChars: 2000, MaxTokens: 5000},
+		{Offset: 12345, Limit: 1},
+	}
+	check := func(text string) {
+		t.Helper()
+		for _, req := range reqs {
+			req.Name = "big.txt"
+			got, err := fx.rd.ReadLines(context.Background(), req)
+			want, werr := fx.rd.LinesOf(context.Background(), []byte(text), "x", req)
+			if (err != nil) != (werr != nil) {
+				t.Fatalf("%+v: %v, want %v", req, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			if string(got.Text) != string(want.Text) || got.First != want.First || got.Count != want.Count || got.Total != want.Total ||
+				!slices.Equal(got.Cut, want.Cut) || got.Capped != want.Capped || got.Version != want.Version {
+				t.Fatalf("%+v: lines %d+%d of %d (cut %v, capped %v), want %d+%d of %d (cut %v, capped %v)",
+					req, got.First, got.Count, got.Total, got.Cut, got.Capped, want.First, want.Count, want.Total, want.Cut, want.Capped)
+			}
+		}
+	}
+	check(text) // reads it whole, and indexes it
+	f, err := fx.rd.fs.Regular("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fx.rd.fs.LineIndexOf(f); !ok {
+		t.Fatal("no line index after a whole read of a settled file")
+	}
+	check(text) // through the index
+	if _, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: "big.txt", Offset: 1 << 30}); err == nil {
+		t.Error("an offset past the end was read")
+	}
+
+	// Rewritten: the index is of another version; the lines are the new
+	// ones.
+	changed := strings.Replace(text, "line 3 ", "LINE 3 ", 1)
+	os.WriteFile(path, []byte(changed), 0o644)
+	check(changed)
+}
+
+// BenchmarkLineRead reads 100 lines in the middle of a 64 MiB file whose
+// version and line index are known: it reads what it gives, not the file.
+func BenchmarkLineRead(b *testing.B) {
+	fx := newFixtureCap(b, pager.O200kBase, 0)
+	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 2) + "\n"
+	text := strings.Repeat(line, (64<<20)/len(line))
+	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	middle := strings.Count(text, "\n") / 2
+	req := LineRequest{Name: "big.md", Offset: middle, Limit: 100}
+	if _, err := fx.rd.ReadLines(context.Background(), req); err != nil { // indexes it
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := fx.rd.ReadLines(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
