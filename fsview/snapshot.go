@@ -257,7 +257,22 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 			return s, err
 		}
 	}
+	return v.snapshot(ctx, f, offset, window, true)
+}
+
+// Content reads the whole text of f, checked as Snapshot checks it, but
+// not hashed: for work that needs no version (grep). Its Version is zero.
+func (v *FS) Content(ctx context.Context, f File) (*Snapshot, error) {
+	return v.snapshot(ctx, f, 0, -1, false)
+}
+
+// snapshot is Snapshot, the version left zero unless hash is set.
+func (v *FS) snapshot(ctx context.Context, f File, offset, window int64, hash bool) (*Snapshot, error) {
 	s := &Snapshot{File: f, Offset: offset}
+	ver := &s.Version
+	if !hash {
+		ver = nil
+	}
 	err := v.read(ctx, f, true, func(size int64) error {
 		if err := v.checkSize(f.URI, size); err != nil {
 			return err
@@ -279,7 +294,7 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 		if lo < hi {
 			s.Window = append(s.Window, b[lo:hi]...)
 		}
-	}, &s.Size, &s.Version)
+	}, &s.Size, ver)
 	if err == nil && offset > s.Size {
 		err = fmt.Errorf("%w: offset %d, size %d", ErrOffset, offset, s.Size)
 	}
@@ -358,9 +373,9 @@ func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
 	return ver, size, err
 }
 
-// read opens f (see openFile) and streams all its bytes through BLAKE3 (and,
-// when text is set, the text check and the size cap, so that a file growing
-// under the read cannot hold it). opened
+// read opens f (see openFile) and streams all its bytes through BLAKE3
+// into ver, unless it is nil (and, when text is set, the text check and
+// the size cap, so that a file growing under the read cannot hold it). opened
 // runs once the size is known; each is called with every chunk read and its
 // position.
 func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64) error,
@@ -376,7 +391,10 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 		}
 	}
 	started := time.Now()
-	h := blake3.New()
+	var h *blake3.Hasher
+	if ver != nil {
+		h = blake3.New()
+	}
 	// A small file needs no more than its size (one byte more, to see EOF
 	// in one read). A file that holds more than it said (one that grows
 	// meanwhile, or a /proc file of size 0) fills the buffer, which then
@@ -392,7 +410,9 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 		n, err := file.Read(buf[carry : carry+chunk])
 		if n > 0 {
 			fresh := buf[carry : carry+n]
-			h.Write(fresh)
+			if h != nil {
+				h.Write(fresh)
+			}
 			if each != nil {
 				each(pos, fresh)
 			}
@@ -425,6 +445,9 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 		return fmt.Errorf("%w: %s ends inside a UTF-8 sequence", ErrNotText, f.URI)
 	}
 	*size = pos
+	if ver == nil {
+		return nil
+	}
 	h.Sum(ver[:0])
 	// Remembered when the file held still while it was read.
 	var after unix.Stat_t

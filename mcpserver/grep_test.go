@@ -293,3 +293,47 @@ func minus(a, b []string) []string {
 	}
 	return out
 }
+
+// TestGrepIgnoreCaseAgainstRipgrep: case-insensitive greps, which skip
+// chunks without their literal in any case, find what ripgrep -i finds in
+// a copy of Go's net/http, a literal and regular expressions, and letters
+// outside ASCII that fold to ASCII ones (the Kelvin sign to k, the long s
+// to s) too.
+func TestGrepIgnoreCaseAgainstRipgrep(t *testing.T) {
+	rg, e := ripgrepTree(t)
+	// Each alone in its file: only the fold to ASCII finds them.
+	e.write(t, "kelvin.txt", "a \u212AEEP-alive line\nnothing\n")
+	e.write(t, "longs.txt", "ſtop here\nnothing\n")
+	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
+	for _, tc := range []struct {
+		pattern string
+		literal bool
+	}{
+		{"readheadertimeout", true},
+		{"keep-alive", true},
+		{`servetls\(`, false},
+		{`stop h[a-z]+`, false},
+		{`(?:x|y)-forwarded`, false},
+	} {
+		args := []string{"-i", "-n", "--no-heading", "--sort", "path"}
+		if tc.literal {
+			args = append(args, "-F")
+		}
+		cmd := exec.Command(rg, append(args, "--", tc.pattern)...)
+		cmd.Dir = e.dir
+		out, _ := cmd.Output()
+		var want []string
+		for line := range strings.Lines(string(out)) {
+			parts := strings.SplitN(line, ":", 3)
+			want = append(want, parts[0]+":"+parts[1])
+		}
+		g := grepResult(t, call(t, cs, "grep", map[string]any{"pattern": tc.pattern, "literal": tc.literal, "ignore_case": true, "max_matches": 10000}))
+		var got []string
+		for _, m := range g.Matches {
+			got = append(got, m.Path+":"+itoa(m.Line))
+		}
+		if len(want) == 0 || strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%q: folio %d matches, ripgrep %d:\nfolio   %v\nripgrep %v", tc.pattern, len(got), len(want), got, want)
+		}
+	}
+}

@@ -85,9 +85,13 @@ const MaxPatternInsts = 1000
 
 // Searcher is a compiled search. It is safe for concurrent use.
 type Searcher struct {
-	literal  []byte         // searched for as is, when set; else line
-	line     *regexp.Regexp // matched against each line
-	filter   *regexp.Regexp // a chunk of lines without a match of this has no matching line; nil to skip the check
+	literal []byte         // searched for as is, when set; else line
+	line    *regexp.Regexp // matched against each line
+	filter  *regexp.Regexp // a chunk of lines without a match of this has no matching line; nil to skip the check
+	// folded, for a case-insensitive search, is text every match holds,
+	// ASCII lowercased: a chunk without it in any case has no matching
+	// line (see mayHold); nil to skip the check.
+	folded   []byte
 	context  int
 	max      int
 	maxBytes int // the answer's JSON stops before this size
@@ -148,7 +152,67 @@ func New(o Options) (*Searcher, error) {
 		// An unclosed \Q quotes the closing parenthesis too: no check then.
 		g.filter, _ = regexp.Compile("(?m)(?:" + expr + ")")
 	}
+	if o.IgnoreCase {
+		g.folded = foldedPrefix(o)
+	}
 	return g, nil
+}
+
+// foldedPrefix is what every match of a case-insensitive search holds,
+// ASCII lowercased: the literal, or the pattern's literal prefix; nil when
+// there is none, or it is not ASCII (whose case folding is not one byte
+// to one).
+func foldedPrefix(o Options) []byte {
+	prefix := o.Pattern
+	if !o.Literal {
+		re, err := regexp.Compile(o.Pattern)
+		if err != nil {
+			return nil
+		}
+		prefix, _ = re.LiteralPrefix()
+	}
+	if prefix == "" {
+		return nil
+	}
+	out := make([]byte, len(prefix))
+	for i := 0; i < len(prefix); i++ {
+		c := prefix[i]
+		if c >= utf8.RuneSelf {
+			return nil
+		}
+		out[i] = lowerASCII(c)
+	}
+	return out
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// The letters outside ASCII that fold to ASCII ones: the Kelvin sign to
+// k, the long s to s.
+var (
+	kelvin = []byte("\u212A")
+	longS  = []byte("\u017F")
+)
+
+// mayHold reports whether chunk may hold a match of a case-insensitive
+// search: whether it holds g.folded in any case (scratch is reused for the
+// chunk lowercased).
+func (g *Searcher) mayHold(chunk []byte, scratch *[]byte) bool {
+	low := (*scratch)[:0]
+	for _, c := range chunk {
+		low = append(low, lowerASCII(c))
+	}
+	*scratch = low
+	if bytes.Contains(low, g.folded) {
+		return true
+	}
+	k, s := bytes.IndexByte(g.folded, 'k') >= 0, bytes.IndexByte(g.folded, 's') >= 0
+	return (k && bytes.Contains(chunk, kelvin)) || (s && bytes.Contains(chunk, longS))
 }
 
 // Search searches the file or the directory path (a name as fsview's
@@ -198,7 +262,7 @@ func (g *Searcher) single(ctx context.Context, fs *fsview.FS, name string, out *
 	if err != nil {
 		return err
 	}
-	snap, err := fs.Snapshot(ctx, f, 0, -1)
+	snap, err := fs.Content(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -251,7 +315,7 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
-				if snap, err := fs.Snapshot(ctx, j.f, 0, -1); err == nil {
+				if snap, err := fs.Content(ctx, j.f); err == nil {
 					j.hits = g.file(ctx, fs.Name(j.f), snap.Window)
 					snap.Release()
 				}
@@ -386,10 +450,11 @@ func (g *Searcher) file(ctx context.Context, path string, text []byte) *fileHits
 		last = n
 	}
 	n := 0 // lines before the chunk
+	var scratch []byte
 	for len(text) > 0 && h.matches <= g.max && h.bytes <= g.maxBytes && ctx.Err() == nil {
 		chunk := nextChunk(text, g.chunk)
 		text = text[len(chunk):]
-		if after == 0 && g.filter != nil && len(chunk) <= g.chunk && !g.filter.Match(chunk) {
+		if after == 0 && len(chunk) <= g.chunk && ((g.filter != nil && !g.filter.Match(chunk)) || (g.folded != nil && !g.mayHold(chunk, &scratch))) {
 			n, before = skipChunk(chunk, n, before, g.context)
 			continue
 		}
