@@ -88,7 +88,7 @@ func countText(ctx context.Context, c *cli.Context, fs *fsview.FS, arg string) (
 	if err != nil {
 		return nil, err
 	}
-	snap, err := fs.Snapshot(ctx, f, 0, -1)
+	snap, err := fs.Content(ctx, f) // counting needs no version
 	if err != nil {
 		return nil, err
 	}
