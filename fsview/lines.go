@@ -72,13 +72,14 @@ func newLineIndexes() *lineIndexes {
 // LineIndexOf is the line index of f's version when that version is
 // remembered and trusted (see Snapshot) and its index kept: a line read
 // can then read the lines it needs alone.
+//
+// It judges by f's stat when it was resolved, opening nothing: a read
+// through the index checks each window's version against it.
 func (v *FS) LineIndexOf(f File) (*LineIndex, bool) {
-	file, info, err := openFile(f)
-	if err != nil {
+	if f.info == nil {
 		return nil, false
 	}
-	defer file.Close()
-	ver, ok := v.shared.versions.lookup(&info.st, true)
+	ver, ok := v.shared.versions.lookup(&f.info.st, true)
 	if !ok {
 		return nil, false
 	}

@@ -252,11 +252,6 @@ const readBuf = 128 << 10
 // is not hashed again: only its window is read, when the window is not the
 // whole file.
 func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
-	if window >= 0 {
-		if s, err := v.windowSnapshot(ctx, f, offset, window); s != nil || err != nil {
-			return s, err
-		}
-	}
 	return v.snapshot(ctx, f, offset, window, true)
 }
 
@@ -268,12 +263,22 @@ func (v *FS) Content(ctx context.Context, f File) (*Snapshot, error) {
 
 // snapshot is Snapshot, the version left zero unless hash is set.
 func (v *FS) snapshot(ctx context.Context, f File, offset, window int64, hash bool) (*Snapshot, error) {
+	file, info, err := openFile(f)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if window >= 0 && hash {
+		if s, err := v.windowSnapshot(ctx, f, file, info, offset, window); s != nil || err != nil {
+			return s, err
+		}
+	}
 	s := &Snapshot{File: f, Offset: offset}
 	ver := &s.Version
 	if !hash {
 		ver = nil
 	}
-	err := v.read(ctx, f, true, func(size int64) error {
+	err = v.readOpen(ctx, f, file, info, true, func(size int64) error {
 		if err := v.checkSize(f.URI, size); err != nil {
 			return err
 		}
@@ -322,16 +327,12 @@ func (s *Snapshot) take(ctx context.Context, v *FS, window int64) error {
 	return nil
 }
 
-// windowSnapshot is Snapshot of a file whose version is remembered and
-// trusted: only its window is read, and the file's stamp must be the same
-// after as before; nil (and no error) when it is not so, for Snapshot to
-// read the file whole.
-func (v *FS) windowSnapshot(ctx context.Context, f File, offset, window int64) (*Snapshot, error) {
-	file, info, err := openFile(f)
-	if err != nil {
-		return nil, nil // the whole read says why
-	}
-	defer file.Close()
+// windowSnapshot is Snapshot of f, open as file with the stat info, when
+// its version is remembered and trusted: only its window is read, and the
+// file's stamp must be the same after as before; nil (and no error) when
+// it is not so, for Snapshot to read the file whole (from its start: the
+// window is read with ReadAt).
+func (v *FS) windowSnapshot(ctx context.Context, f File, file *os.File, info *statInfo, offset, window int64) (*Snapshot, error) {
 	ver, ok := v.shared.versions.lookup(&info.st, true)
 	if !ok {
 		return nil, nil
@@ -385,6 +386,12 @@ func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64
 		return err
 	}
 	defer file.Close()
+	return v.readOpen(ctx, f, file, info, text, opened, each, size, ver)
+}
+
+// readOpen is read of f, open as file, whose stat is info.
+func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo, text bool, opened func(size int64) error,
+	each func(pos int64, b []byte), size *int64, ver *Version) error {
 	if opened != nil {
 		if err := opened(info.Size()); err != nil {
 			return err
