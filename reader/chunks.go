@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
@@ -78,4 +79,88 @@ func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chu
 		}
 		buf = buf[:copy(buf, buf[p.End:])]
 	}
+}
+
+// countWindow is how much of a stream Count holds at once.
+const countWindow = 1 << 20
+
+// Count counts the tokens of the text src gives as it reads, holding a
+// window of it, never the whole: it counts up to the last place in the
+// window where both byte-pair pre-tokenizers always end a piece (after a
+// line break, before an ASCII letter or digit), so that the parts' counts
+// add up to the whole's. Text that is not UTF-8, holds a NUL byte or
+// passes maxBytes (0: no cap) is an error (not_text, too_large) naming
+// name.
+func Count(ctx context.Context, src io.Reader, counter pager.Counter, maxBytes int64, name string) (int, error) {
+	return count(ctx, src, counter, maxBytes, name, countWindow)
+}
+
+// count is Count with a window of the size given.
+func count(ctx context.Context, src io.Reader, counter pager.Counter, maxBytes int64, name string, window int) (int, error) {
+	// A counter of units (the estimate) adds up its units, not its
+	// tokens, which are rounded up.
+	measure, per := counter.Count, 1
+	if uc, ok := counter.(interface {
+		Units(s string) int
+		UnitsPerToken() int
+	}); ok {
+		measure, per = uc.Units, uc.UnitsPerToken()
+	}
+	buf := make([]byte, 0, 2*window)
+	var total int64
+	n := 0
+	for eof := false; !eof; {
+		if err := ctx.Err(); err != nil {
+			return 0, toolerr.From(err)
+		}
+		if len(buf) == cap(buf) {
+			// No place to cut in the whole window: hold more.
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		k, err := src.Read(buf[len(buf):cap(buf)])
+		fresh := buf[len(buf) : len(buf)+k]
+		if i := bytes.IndexByte(fresh, 0); i >= 0 {
+			return 0, fmt.Errorf("%w: %s holds a NUL byte (at byte %d)", fsview.ErrNotText, name, total+int64(i))
+		}
+		buf, total = buf[:len(buf)+k], total+int64(k)
+		if maxBytes > 0 && total > maxBytes {
+			return 0, fmt.Errorf("%w: %s is over the %d-byte cap", fsview.ErrTooLarge, name, maxBytes)
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			eof = true
+		case err != nil:
+			return 0, fmt.Errorf("reading %s: %w", name, err)
+		}
+		cut := len(buf)
+		if !eof {
+			if len(buf) < window {
+				continue
+			}
+			cut = pieceEnd(buf)
+			if cut == 0 {
+				continue
+			}
+		}
+		if !utf8.Valid(buf[:cut]) {
+			return 0, fmt.Errorf("%w: %s is not valid UTF-8 (near byte %d)", fsview.ErrNotText, name, total-int64(len(buf)))
+		}
+		n += measure(string(buf[:cut]))
+		buf = buf[:copy(buf, buf[cut:])]
+	}
+	return (n + per - 1) / per, nil
+}
+
+// pieceEnd is the last place in b where a piece of o200k_base's and
+// cl100k_base's pre-tokenizers always ends, 0 when there is none: after
+// "\n" and before an ASCII letter or digit, which no piece that holds a
+// line break runs into, nor a piece that starts with a letter or digit
+// reaches back over.
+func pieceEnd(b []byte) int {
+	for p := len(b) - 1; p > 0; p-- {
+		if b[p-1] == '\n' && (b[p] >= '0' && b[p] <= '9' || b[p] >= 'a' && b[p] <= 'z' || b[p] >= 'A' && b[p] <= 'Z') {
+			return p
+		}
+	}
+	return 0
 }

@@ -119,3 +119,25 @@ func TestChunksRefuse(t *testing.T) {
 		t.Errorf("empty text: %v", err)
 	}
 }
+
+// TestCount: counting a stream in windows gives what counting the text
+// whole gives, with both byte-pair encodings and the estimate, on prose,
+// code, CJK and text with CRLF and blank lines, whatever the reads' sizes.
+func TestCount(t *testing.T) {
+	texts := map[string]string{"mixed": strings.Repeat("Hello\r\n\r\nworld 42\n  indented\n\n\nx\n1\n", 100000)}
+	for _, kind := range corpus.Kinds() {
+		texts[kind] = string(corpus.For(t, kind, 3<<20))
+	}
+	for _, name := range pager.CounterNames() {
+		counter, err := pager.NewCounter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for kind, text := range texts {
+			n, err := Count(context.Background(), iotest.HalfReader(strings.NewReader(text)), counter, 0, "-")
+			if want := counter.Count(text); err != nil || n != want {
+				t.Errorf("%s, %s: %d (%v), counted whole %d", name, kind, n, err, want)
+			}
+		}
+	}
+}

@@ -139,3 +139,30 @@ func nextBoundary(s string) int {
 	_, size := utf8.DecodeRuneInString(s)
 	return size
 }
+
+// FuzzCount counts any text in windows of a few bytes, read a few at a
+// time, and holds the count to the count of the text whole, with both
+// byte-pair encodings: the places Count cuts at must be where pieces end.
+func FuzzCount(f *testing.F) {
+	f.Add("Hello\r\n\r\nworld 42\n  indented\n\n\nx\n1\n'twas\nA's\n")
+	f.Add("日本語\nabc\n\u00a0x\n\t\ny")
+	counters := []pager.Counter{}
+	for _, name := range []string{pager.O200kBase, pager.Cl100kBase, pager.Estimate} {
+		c, err := pager.NewCounter(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		counters = append(counters, c)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !utf8.ValidString(text) || strings.ContainsRune(text, 0) {
+			return
+		}
+		for _, c := range counters {
+			n, err := count(context.Background(), iotest.HalfReader(strings.NewReader(text)), c, 0, "-", 8)
+			if want := c.Count(text); err != nil || n != want {
+				t.Fatalf("%s: %d (%v) in windows, %d whole", c.Name(), n, err, want)
+			}
+		}
+	})
+}

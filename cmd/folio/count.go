@@ -57,14 +57,13 @@ a person would (as read --format raw cuts chunks; --tight as late as N allows);
 			defer fs.Close()
 			total, code := 0, 0
 			for _, arg := range c.Args().Slice() {
-				text, err := countText(c.Context, c, fs, arg)
+				n, err := countOf(c, fs, arg, counter)
 				if err != nil {
 					e := localError(arg, err)
 					code = exitCode(e.Code)
 					fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v\n", arg, e.Message)
 					continue
 				}
-				n := counter.Count(string(text))
 				total += n
 				fmt.Fprintf(c.App.Writer, "%d\t%s\n", n, arg)
 			}
@@ -77,6 +76,19 @@ a person would (as read --format raw cuts chunks; --tight as late as N allows);
 			return nil
 		},
 	}
+}
+
+// countOf counts the tokens of a file, or of standard input for "-",
+// streamed: memory holds a window of it, not all of it.
+func countOf(c *cli.Context, fs *fsview.FS, arg string, counter pager.Counter) (int, error) {
+	if arg == fsview.StdinName {
+		return reader.Count(c.Context, c.App.Reader, counter, c.Int64("max-file-bytes"), "standard input")
+	}
+	text, err := countText(c.Context, c, fs, arg)
+	if err != nil {
+		return 0, err
+	}
+	return counter.Count(string(text)), nil
 }
 
 // countText reads the text to count: standard input for "-", else the file.
