@@ -54,6 +54,7 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 		if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
 			op.Meta = p.GetMeta()
 		}
+		op.Unknown = (op.Tool != "" && !s.offers(op.Tool)) || (op.Prompt != "" && op.Prompt != filePrompt)
 		ctx, span := in.StartServer(ctx, op)
 		res, err := next(ctx, method, req)
 		answer, _ := res.(*mcp.CallToolResult)
@@ -64,6 +65,29 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 		span.End(ctx, toolError, err)
 		return res, err
 	}
+}
+
+// offers reports whether name is a tool folio offers now: its own, the
+// search mode's, or one of the upstreams' catalog. Any other name is a
+// client's to make up, and is not a metric's series of its own.
+func (s *Server) offers(name string) bool {
+	switch name {
+	case wire.Read, wire.List, wire.Grep, wire.ResultQuery:
+		return true
+	}
+	g := s.cfg.Gateway
+	if g == nil || !g.Ready() {
+		return false
+	}
+	if metaTool(name) {
+		return true
+	}
+	c, err := g.Catalog(context.Background()) // ready: it does not wait
+	if err != nil {
+		return false
+	}
+	_, ok := c.Lookup(name)
+	return ok
 }
 
 // counts are folio's own metrics beside the MCP conventions': what its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.opentelemetry.io/otel/attribute"
@@ -86,6 +87,55 @@ type Operation struct {
 	// trace context comes from (traceparent, tracestate), and where a
 	// sent one's goes.
 	Meta map[string]any
+	// Unknown says the tool or prompt named is none the server offers: a
+	// name any client can make up, which the span name and the metrics
+	// leave out (each would be a series of its own), and the span keeps,
+	// cut to MaxAttributeLen.
+	Unknown bool
+}
+
+// MaxAttributeLen bounds the string attributes taken from a request
+// (names, URIs): they are other people's input.
+const MaxAttributeLen = 256
+
+// Other is what an unknown method, tool or prompt is recorded as.
+const Other = "_OTHER"
+
+// knownMethod reports whether m is an MCP method, which spans and metrics
+// name as it is; any other is Other.
+func knownMethod(m string) bool {
+	switch m {
+	case "initialize", "ping", "server/discover", "subscriptions/listen",
+		"tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list",
+		"resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get",
+		"completion/complete", "logging/setLevel", "tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"notifications/roots/list_changed", "roots/list", "sampling/createMessage", "elicitation/create":
+		return true
+	}
+	return false
+}
+
+// cut is s cut to MaxAttributeLen bytes, at a code point.
+func cut(s string) string {
+	if len(s) <= MaxAttributeLen {
+		return s
+	}
+	n := MaxAttributeLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// bounded is op with what a client can make up bounded: an unknown
+// method is Other, and names and URIs are cut.
+func (op Operation) bounded() Operation {
+	if !knownMethod(op.Method) {
+		op.Method = Other
+	}
+	op.Tool, op.Prompt, op.ResourceURI, op.SessionID, op.ProtocolVersion = cut(op.Tool), cut(op.Prompt), cut(op.ResourceURI), cut(op.SessionID), cut(op.ProtocolVersion)
+	return op
 }
 
 // Span is an operation under way: End ends it.
@@ -103,6 +153,8 @@ type Span struct {
 // advise, for its cardinality).
 func (op Operation) name() string {
 	switch {
+	case op.Unknown:
+		return op.Method
 	case op.Tool != "":
 		return op.Method + " " + op.Tool
 	case op.Prompt != "":
@@ -121,11 +173,18 @@ func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
 	}
 	add(semconv.McpMethodNameKey.String(op.Method), true) // the metric's Record adds it
 	if op.Tool != "" {
-		add(semconv.GenAIToolName(op.Tool), false)
+		add(semconv.GenAIToolName(op.Tool), op.Unknown)
 		add(semconv.GenAIOperationNameExecuteTool, false)
 	}
 	if op.Prompt != "" {
-		add(semconv.GenAIPromptName(op.Prompt), false)
+		add(semconv.GenAIPromptName(op.Prompt), op.Unknown)
+	}
+	if op.Unknown {
+		if op.Tool != "" {
+			metricAttrs = append(metricAttrs, semconv.GenAIToolName(Other))
+		} else if op.Prompt != "" {
+			metricAttrs = append(metricAttrs, semconv.GenAIPromptName(Other))
+		}
 	}
 	if op.ResourceURI != "" {
 		add(semconv.McpResourceURI(op.ResourceURI), true)
@@ -169,6 +228,7 @@ func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.C
 }
 
 func (in *Instruments) start(ctx context.Context, op Operation, server bool) (context.Context, *Span) {
+	op = op.bounded()
 	metricAttrs, spanAttrs := op.attributes()
 	s := &Span{in: in, start: time.Now(), server: server, method: op.Method, attrs: metricAttrs}
 	if in.tracer != nil {
