@@ -116,6 +116,15 @@ func knownMethod(m string) bool {
 	return false
 }
 
+// knownVersion reports whether v is a version of MCP.
+func knownVersion(v string) bool {
+	switch v {
+	case "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28":
+		return true
+	}
+	return false
+}
+
 // cut is s cut to MaxAttributeLen bytes, at a code point.
 func cut(s string) string {
 	if len(s) <= MaxAttributeLen {
@@ -190,7 +199,12 @@ func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
 		add(semconv.McpResourceURI(op.ResourceURI), true)
 	}
 	if op.ProtocolVersion != "" {
-		add(semconv.McpProtocolVersion(op.ProtocolVersion), false)
+		// A version a client makes up is no series of its own.
+		known := knownVersion(op.ProtocolVersion)
+		add(semconv.McpProtocolVersion(op.ProtocolVersion), !known)
+		if !known {
+			metricAttrs = append(metricAttrs, semconv.McpProtocolVersion(Other))
+		}
 	}
 	if op.SessionID != "" {
 		add(semconv.McpSessionID(op.SessionID), true)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -124,5 +125,26 @@ func BenchmarkOperation(b *testing.B) {
 	for b.Loop() {
 		ctx, span := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read", ProtocolVersion: "2025-11-25", SessionID: "abc", Transport: TransportTCP, Meta: meta})
 		span.End(ctx, false, nil)
+	}
+}
+
+// TestMadeUpVersions: a protocol version a client makes up is _OTHER on
+// the metric, and kept (cut) on the span.
+func TestMadeUpVersions(t *testing.T) {
+	op := Operation{Method: "tools/call", Tool: "read", ProtocolVersion: "9999-99-99"}.bounded()
+	metric, span := op.attributes()
+	has := func(list []attribute.KeyValue, key, value string) bool {
+		for _, kv := range list {
+			if string(kv.Key) == key && kv.Value.AsString() == value {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(metric, "mcp.protocol.version", Other) || has(metric, "mcp.protocol.version", "9999-99-99") || !has(span, "mcp.protocol.version", "9999-99-99") {
+		t.Errorf("metric %v, span %v", metric, span)
+	}
+	if op := (Operation{Method: "x/made-up"}).bounded(); op.Method != Other {
+		t.Errorf("an unknown method is %q", op.Method)
 	}
 }
