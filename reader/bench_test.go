@@ -94,7 +94,7 @@ func BenchmarkChunks(b *testing.B) {
 		b.Run(map[bool]string{false: "natural", true: "tight"}[tight], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				err := Chunks(context.Background(), bytes.NewReader(text), ChunkRequest{Counter: counter, MaxTokens: 2000, Tight: tight}, func([]byte) error { return nil })
+				err := Chunks(context.Background(), bytes.NewReader(text), ChunkRequest{Counter: counter, MaxTokens: 2000, Tight: tight}, func([]byte, int) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -32,8 +32,9 @@ type ChunkRequest struct {
 // of it, never the whole text. The chunks concatenated are the text, byte
 // for byte; empty text has none. Text that is not UTF-8, holds a NUL byte
 // or passes MaxBytes is an error (not_text, too_large) when it is found:
-// the chunks before it have been given.
-func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chunk []byte) error) error {
+// the chunks before it have been given. Each chunk is given with its
+// tokens, as the counter counts it.
+func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chunk []byte, tokens int) error) error {
 	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
 		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
@@ -71,7 +72,7 @@ func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chu
 		if err != nil {
 			return toolerr.From(err)
 		}
-		if err := yield(buf[:p.End]); err != nil {
+		if err := yield(buf[:p.End], p.Tokens); err != nil {
 			return err
 		}
 		if !p.HasMore {

@@ -18,9 +18,9 @@ import (
 func chunk(t *testing.T, src io.Reader, counter pager.Counter, budget int, tight bool) [][]byte {
 	t.Helper()
 	var out [][]byte
-	err := Chunks(context.Background(), src, ChunkRequest{Counter: counter, MaxTokens: budget, Tight: tight, Name: "-"}, func(c []byte) error {
-		if n := counter.Count(string(c)); n > budget {
-			t.Fatalf("chunk %d counts %d tokens, over %d", len(out)+1, n, budget)
+	err := Chunks(context.Background(), src, ChunkRequest{Counter: counter, MaxTokens: budget, Tight: tight, Name: "-"}, func(c []byte, tokens int) error {
+		if n := counter.Count(string(c)); n > budget || n != tokens {
+			t.Fatalf("chunk %d counts %d tokens (it was given with %d), budget %d", len(out)+1, n, tokens, budget)
 		}
 		out = append(out, bytes.Clone(c))
 		return nil
@@ -110,12 +110,12 @@ func TestChunksRefuse(t *testing.T) {
 		{"hello \xff world", 0, toolerr.CodeNotText},
 		{strings.Repeat("word ", 1000), 1000, toolerr.CodeTooLarge},
 	} {
-		err := Chunks(context.Background(), strings.NewReader(tc.text), ChunkRequest{Counter: o200k, MaxTokens: 100, MaxBytes: tc.maxBytes, Name: "-"}, func([]byte) error { return nil })
+		err := Chunks(context.Background(), strings.NewReader(tc.text), ChunkRequest{Counter: o200k, MaxTokens: 100, MaxBytes: tc.maxBytes, Name: "-"}, func([]byte, int) error { return nil })
 		if e := toolerr.From(err); e == nil || e.Code != tc.code {
 			t.Errorf("%.20q: %v, want %s", tc.text, err, tc.code)
 		}
 	}
-	if err := Chunks(context.Background(), strings.NewReader(""), ChunkRequest{Counter: o200k, MaxTokens: 100}, func([]byte) error { return errors.New("a chunk of nothing") }); err != nil {
+	if err := Chunks(context.Background(), strings.NewReader(""), ChunkRequest{Counter: o200k, MaxTokens: 100}, func([]byte, int) error { return errors.New("a chunk of nothing") }); err != nil {
 		t.Errorf("empty text: %v", err)
 	}
 }

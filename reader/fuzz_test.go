@@ -99,8 +99,8 @@ func FuzzChunks(f *testing.F) {
 			return
 		}
 		var got strings.Builder
-		err := Chunks(context.Background(), iotest.HalfReader(strings.NewReader(text)), ChunkRequest{Counter: counter, MaxTokens: int(budget), Tight: tight}, func(c []byte) error {
-			if n := counter.Count(string(c)); n > int(budget) || len(c) == 0 {
+		err := Chunks(context.Background(), iotest.HalfReader(strings.NewReader(text)), ChunkRequest{Counter: counter, MaxTokens: int(budget), Tight: tight}, func(c []byte, tokens int) error {
+			if n := counter.Count(string(c)); n > int(budget) || n != tokens || len(c) == 0 {
 				t.Fatalf("a chunk of %d bytes counts %d tokens, budget %d", len(c), n, budget)
 			}
 			if end := got.Len() + len(c); end < len(text) && (!utf8.RuneStart(text[end]) || (text[end-1] == '\r' && text[end] == '\n')) {

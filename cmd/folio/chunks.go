@@ -29,8 +29,7 @@ func readChunks(c *cli.Context, o readOptions) error {
 	defer src.Close()
 	out := bufio.NewWriterSize(c.App.Writer, 64<<10)
 	n := 0
-	var file *os.File
-	write := func(chunk []byte) error {
+	write := func(chunk []byte, tokens int) error {
 		n++
 		switch o.chunkSep {
 		case "":
@@ -40,7 +39,7 @@ func readChunks(c *cli.Context, o readOptions) error {
 			out.Write(chunk)
 			return out.WriteByte(0)
 		case "jsonl":
-			b, err := chunkJSON(chunk, o.counter.Count(string(chunk)))
+			b, err := chunkJSON(chunk, tokens)
 			if err != nil {
 				return err
 			}
@@ -48,7 +47,8 @@ func readChunks(c *cli.Context, o readOptions) error {
 			return err
 		}
 		path := o.splitPrefix + splitSuffix(n-1)
-		if file, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666); err != nil {
+		file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err != nil {
 			return toolerr.Invalid("--split %s: %v", o.splitPrefix, err)
 		}
 		_, werr := file.Write(chunk)

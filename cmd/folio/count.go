@@ -142,7 +142,7 @@ func countAs(c *cli.Context, mode string, counter pager.Counter) error {
 			return err
 		}
 		defer src.Close()
-		err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: counter, MaxTokens: c.Int("truncate"), Tight: c.Bool("tight"), Name: name}, func(chunk []byte) error {
+		err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: counter, MaxTokens: c.Int("truncate"), Tight: c.Bool("tight"), Name: name}, func(chunk []byte, _ int) error {
 			out.Write(chunk)
 			return errStop
 		})
