@@ -92,13 +92,23 @@ func compileDeny(globs []string) (*denyList, error) {
 func hasMeta(g string) bool { return strings.ContainsAny(g, `*?[]{}\`) }
 
 // match reports whether the slash path rel, relative to a root, is denied.
-func (d *denyList) match(rel string) bool {
+func (d *denyList) match(rel string) bool { return d.runs(rel, false) }
+
+// matchLast is match of rel whose parent directory is known not to be
+// denied: only the runs of components that end with its last are
+// matched, since every other run is one of the parent's.
+func (d *denyList) matchLast(rel string) bool { return d.runs(rel, true) }
+
+// runs matches the runs of components of rel against the deny globs:
+// every run, or (last) those that end with the last component.
+func (d *denyList) runs(rel string, last bool) bool {
 	if rel == "." {
 		return false
 	}
 	p := strings.ToLower(rel)
 	// The offsets where components start, and one past the end.
-	starts := []int{0}
+	var buf [16]int
+	starts := append(buf[:0], 0)
 	for i := 0; i < len(p); i++ {
 		if p[i] == '/' {
 			starts = append(starts, i+1)
@@ -107,20 +117,28 @@ func (d *denyList) match(rel string) bool {
 	n := len(starts)
 	starts = append(starts, len(p)+1)
 	run := func(i, j int) string { return p[starts[i] : starts[j]-1] } // components [i, j)
-	for i := range n {
+	first := 0
+	if last {
+		first = n - 1
+	}
+	for i := first; i < n; i++ {
 		if d.component(run(i, i+1)) {
 			return true
 		}
 	}
 	matches := func(g pathGlob, i int) bool {
 		if g.parts > 0 {
-			if i+g.parts > n {
+			if i+g.parts > n || (last && i+g.parts != n) {
 				return false
 			}
 			ok, _ := doublestar.Match(g.glob, run(i, i+g.parts))
 			return ok
 		}
-		for j := i + 1; j <= n; j++ {
+		j := i + 1
+		if last {
+			j = n
+		}
+		for ; j <= n; j++ {
 			if ok, _ := doublestar.Match(g.glob, run(i, j)); ok {
 				return true
 			}

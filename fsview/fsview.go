@@ -245,6 +245,15 @@ func (v *FS) visible(rel, resolved string, dir bool) bool {
 	return !v.denied(rel) && !v.denied(resolved) && v.allowed(rel, dir) && v.allowed(resolved, dir)
 }
 
+// visibleEntry is visible of an entry of a directory the policy shows,
+// by both its names: only what the entry's own name adds is matched.
+func (v *FS) visibleEntry(rel, resolved string, dir bool) bool {
+	if v.deny.matchLast(rel) || (resolved != rel && v.deny.matchLast(resolved)) {
+		return false
+	}
+	return v.allowed(rel, dir) && (resolved == rel || v.allowed(resolved, dir))
+}
+
 // file is the File of rel in r, resolved to resolved with info.
 func (r *root) file(rel, resolved string, info *statInfo) File {
 	p := r.path

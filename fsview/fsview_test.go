@@ -473,7 +473,8 @@ func TestReadMemory(t *testing.T) {
 // FuzzDeny holds the deny matcher (literal names, prefixes, suffixes,
 // component globs, runs of a fixed length) to the rule it keeps, checked
 // the slow way: the lower-cased glob matches some run of the lower-cased
-// path's components (from the first one when it starts with "/").
+// path's components (from the first one when it starts with "/"); and so
+// does the walk's matchLast, for a path whose directory is not denied.
 func FuzzDeny(f *testing.F) {
 	for _, g := range append(DefaultDeny(), "/build/**", "**/out/*.log", "a/b", "[A-C]x*", "{x,y}/z", "a/**/b", "*0*") {
 		f.Add(g, "Vendor/lib/.git/config")
@@ -510,6 +511,12 @@ func FuzzDeny(f *testing.F) {
 		if got := d.match(rel); got != want {
 			t.Fatalf("glob %q, path %q: denied %v, want %v", glob, rel, got, want)
 		}
+		// As a walk judges an entry: its directory was let through.
+		if dir := path.Dir(rel); dir == "." || !d.match(dir) {
+			if got := d.matchLast(rel); got != want {
+				t.Fatalf("glob %q, path %q in a directory not denied: denied %v, want %v", glob, rel, got, want)
+			}
+		}
 	})
 }
 
@@ -539,5 +546,91 @@ func TestReadSizeZeroFile(t *testing.T) {
 	}
 	if reads > 12 {
 		t.Errorf("%d reads for %d bytes", reads, len(want))
+	}
+}
+
+// TestWalkFiles: a walk gives every visible regular file, keep passes
+// over what it rejects, and each entry reads its file's bytes; a file
+// replaced after the walk found it (by a symlink out of the root, or by
+// another file) is not read; and every directory descriptor the walk
+// held is closed once its entries are read or dropped.
+func TestWalkFiles(t *testing.T) {
+	root, outside := tree(t)
+	v, err := Open([]string{root}, Options{Deny: DefaultDeny()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	for _, name := range []string{"docs/b.md", "docs/c.md", "docs/d.md", "docs/e.md"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(ents)
+	}
+	before := fds()
+
+	var entries []*Entry
+	var kept []string
+	err = v.WalkFiles(ctx, ".", nil, func(f File) bool {
+		kept = append(kept, f.Rel)
+		return f.Rel != "docs/with space.md"
+	}, func(e *Entry, err error) error {
+		if err == nil {
+			entries = append(entries, e)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Rel)
+	}
+	want := []string{"docs/a.md", "docs/b.md", "docs/c.md", "docs/d.md", "docs/e.md", "docs/upfile", "in-abs", "in-rel"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("entries %q, want %q (keep saw %q)", got, want, kept)
+	}
+	// a.md replaced by a new file of the same name (and so what the
+	// symlinks upfile, in-abs and in-rel lead to); b.md now a symlink out
+	// of the root; c.md the old a.md; d.md dropped; e.md read as it is.
+	if err := os.Remove(filepath.Join(root, "docs/b.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "docs/b.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "docs/a.md"), filepath.Join(root, "docs/c.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "docs/a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		if e.Rel == "docs/d.md" {
+			e.Drop()
+			continue
+		}
+		s, err := v.ReadEntry(ctx, e, make([]byte, 0, i))
+		if e.Rel == "docs/e.md" {
+			if err != nil || string(s.Window) != "docs/e.md\n" || s.Size != 10 {
+				t.Errorf("%s: %v, %q", e.Rel, err, s.Window)
+			}
+		} else if !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s, replaced since the walk found it: %v, want ErrNotFound", e.Rel, err)
+		}
+		if s != nil {
+			s.Release()
+		}
+	}
+	if after := fds(); after != before {
+		t.Errorf("%d descriptors open after the walk, %d before", after, before)
 	}
 }

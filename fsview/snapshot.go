@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -256,20 +254,69 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 }
 
 // Content reads the whole text of f, checked as Snapshot checks it, but
-// not hashed: for work that needs no version (grep). Its Version is zero.
+// not hashed: for work that needs no version (grep, count). Its Version is
+// zero. It holds what f held when it was opened: bytes a file gains while
+// it is read are left out.
 func (v *FS) Content(ctx context.Context, f File) (*Snapshot, error) {
-	return v.snapshot(ctx, f, 0, -1, false)
+	fd, info, err := openFile(f)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	return v.content(ctx, f, fd, info, nil)
+}
+
+// content is Content of f, open as fd with the stat info, read into buf
+// when it has room.
+func (v *FS) content(ctx context.Context, f File, fd int, info *statInfo, buf []byte) (*Snapshot, error) {
+	size := info.Size()
+	if err := v.checkSize(f.URI, size); err != nil {
+		return nil, err
+	}
+	s := &Snapshot{File: f, Size: size}
+	if err := s.take(ctx, v, size); err != nil {
+		return nil, err
+	}
+	// One byte more than the size, so that the end is seen without a
+	// read of nothing.
+	if int64(cap(buf)) <= size {
+		buf = make([]byte, size+1)
+	}
+	buf = buf[:size+1]
+	n := 0
+	for n <= int(size) {
+		if err := ctx.Err(); err != nil {
+			s.Release()
+			return nil, err
+		}
+		m, err := readFD(fd, buf[n:])
+		if err != nil {
+			s.Release()
+			return nil, fmt.Errorf("reading %s: %w", f.URI, err)
+		}
+		n += m
+		if m == 0 || n < len(buf) {
+			break // the end (a short read of a regular file is its end)
+		}
+	}
+	s.Window = buf[:min(n, int(size))]
+	s.Size = int64(len(s.Window))
+	if !IsText(s.Window) {
+		s.Release()
+		return nil, fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, f.URI)
+	}
+	return s, nil
 }
 
 // snapshot is Snapshot, the version left zero unless hash is set.
 func (v *FS) snapshot(ctx context.Context, f File, offset, window int64, hash bool) (*Snapshot, error) {
-	file, info, err := openFile(f)
+	fd, info, err := openFile(f)
 	if err != nil {
 		return nil, err
 	}
-	defer file.Close()
+	defer unix.Close(fd)
 	if window >= 0 && hash {
-		if s, err := v.windowSnapshot(ctx, f, file, info, offset, window); s != nil || err != nil {
+		if s, err := v.windowSnapshot(ctx, f, fd, info, offset, window); s != nil || err != nil {
 			return s, err
 		}
 	}
@@ -278,7 +325,7 @@ func (v *FS) snapshot(ctx context.Context, f File, offset, window int64, hash bo
 	if !hash {
 		ver = nil
 	}
-	err = v.readOpen(ctx, f, file, info, true, func(size int64) error {
+	err = v.readOpen(ctx, f, fd, info, true, func(size int64) error {
 		if err := v.checkSize(f.URI, size); err != nil {
 			return err
 		}
@@ -327,12 +374,12 @@ func (s *Snapshot) take(ctx context.Context, v *FS, window int64) error {
 	return nil
 }
 
-// windowSnapshot is Snapshot of f, open as file with the stat info, when
+// windowSnapshot is Snapshot of f, open as fd with the stat info, when
 // its version is remembered and trusted: only its window is read, and the
 // file's stamp must be the same after as before; nil (and no error) when
 // it is not so, for Snapshot to read the file whole (from its start: the
 // window is read with ReadAt).
-func (v *FS) windowSnapshot(ctx context.Context, f File, file *os.File, info *statInfo, offset, window int64) (*Snapshot, error) {
+func (v *FS) windowSnapshot(ctx context.Context, f File, fd int, info *statInfo, offset, window int64) (*Snapshot, error) {
 	ver, ok := v.shared.versions.lookup(&info.st, true)
 	if !ok {
 		return nil, nil
@@ -350,9 +397,9 @@ func (v *FS) windowSnapshot(ctx context.Context, f File, file *os.File, info *st
 		return nil, err
 	}
 	s.Window = make([]byte, window)
-	n, err := file.ReadAt(s.Window, offset)
+	n, err := preadFull(fd, s.Window, offset)
 	var after unix.Stat_t
-	if (err != nil && !(errors.Is(err, io.EOF) && int64(n) == window)) || unix.Fstat(int(file.Fd()), &after) != nil || stampOf(&after) != stampOf(&info.st) {
+	if err != nil || int64(n) != window || unix.Fstat(fd, &after) != nil || stampOf(&after) != stampOf(&info.st) {
 		s.Release()
 		return nil, nil
 	}
@@ -361,9 +408,9 @@ func (v *FS) windowSnapshot(ctx context.Context, f File, file *os.File, info *st
 
 // Hash returns the version and size of any regular file, text or not.
 func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
-	if file, info, err := openFile(f); err == nil {
+	if fd, info, err := openFile(f); err == nil {
 		ver, ok := v.shared.versions.lookup(&info.st, false)
-		file.Close()
+		unix.Close(fd)
 		if ok {
 			return ver, info.Size(), nil
 		}
@@ -381,16 +428,16 @@ func (v *FS) Hash(ctx context.Context, f File) (Version, int64, error) {
 // position.
 func (v *FS) read(ctx context.Context, f File, text bool, opened func(size int64) error,
 	each func(pos int64, b []byte), size *int64, ver *Version) error {
-	file, info, err := openFile(f)
+	fd, info, err := openFile(f)
 	if err != nil {
 		return err
 	}
-	defer file.Close()
-	return v.readOpen(ctx, f, file, info, text, opened, each, size, ver)
+	defer unix.Close(fd)
+	return v.readOpen(ctx, f, fd, info, text, opened, each, size, ver)
 }
 
-// readOpen is read of f, open as file, whose stat is info.
-func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo, text bool, opened func(size int64) error,
+// readOpen is read of f, open as fd, whose stat is info.
+func (v *FS) readOpen(ctx context.Context, f File, fd int, info *statInfo, text bool, opened func(size int64) error,
 	each func(pos int64, b []byte), size *int64, ver *Version) error {
 	if opened != nil {
 		if err := opened(info.Size()); err != nil {
@@ -414,7 +461,7 @@ func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := file.Read(buf[carry : carry+chunk])
+		n, err := readFD(fd, buf[carry:carry+chunk])
 		if n > 0 {
 			fresh := buf[carry : carry+n]
 			if h != nil {
@@ -441,11 +488,11 @@ func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo
 				buf = append(buf[:carry:carry], make([]byte, chunk+utf8.UTFMax-carry)...)
 			}
 		}
-		if err == io.EOF {
-			break
-		}
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", f.URI, err)
+		}
+		if n == 0 {
+			break
 		}
 	}
 	if text && carry > 0 {
@@ -458,7 +505,7 @@ func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo
 	h.Sum(ver[:0])
 	// Remembered when the file held still while it was read.
 	var after unix.Stat_t
-	if unix.Fstat(int(file.Fd()), &after) == nil && stampOf(&after) == stampOf(&info.st) && after.Size == pos {
+	if unix.Fstat(fd, &after) == nil && stampOf(&after) == stampOf(&info.st) && after.Size == pos {
 		v.shared.versions.store(&after, *ver, text, started)
 	}
 	return nil
@@ -466,15 +513,25 @@ func (v *FS) readOpen(ctx context.Context, f File, file *os.File, info *statInfo
 
 // openFile opens f without following any symlink and without blocking,
 // and checks that it is still the regular file that was resolved.
-func openFile(f File) (*os.File, *statInfo, error) {
+func openFile(f File) (int, *statInfo, error) {
 	if f.root == nil {
-		return nil, nil, fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
+		return -1, nil, fmt.Errorf("%w: file was not resolved", ErrInvalidPath)
 	}
-	fd, err := f.root.open(f.resolved, unix.O_RDONLY|unix.O_NONBLOCK)
+	fd, err := f.root.open(f.resolved, readFlags)
 	if err != nil {
-		return nil, nil, notFound(f.URI)
+		return -1, nil, notFound(f.URI)
 	}
+	return checkOpen(f, fd)
+}
+
+// readFlags open a file to read: no symlink, no waiting on a FIFO.
+const readFlags = unix.O_RDONLY | unix.O_NONBLOCK
+
+// checkOpen checks that fd, f opened, is still the regular file that was
+// resolved, and returns its stat; fd is closed when not.
+func checkOpen(f File, fd int) (int, *statInfo, error) {
 	info := &statInfo{name: f.info.name}
+	var err error
 	if err = unix.Fstat(fd, &info.st); err == nil {
 		switch {
 		case info.IsDir():
@@ -488,9 +545,39 @@ func openFile(f File) (*os.File, *statInfo, error) {
 	}
 	if err != nil {
 		unix.Close(fd)
-		return nil, nil, err
+		return -1, nil, err
 	}
-	return os.NewFile(uintptr(fd), f.Path), info, nil
+	return fd, info, nil
+}
+
+// readFD is read(2), tried again when a signal interrupts it: 0 bytes and
+// no error at the end of the file.
+func readFD(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if err != unix.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
+// preadFull reads len(b) bytes at off, fewer only at the end of the file.
+func preadFull(fd int, b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Pread(fd, b[n:], off+int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
 }
 
 // sniffBytes is how much of a file LooksText reads.
@@ -500,17 +587,17 @@ const sniffBytes = 8 << 10
 // its first 8 KiB are text: a cheap guess for listings, where Snapshot
 // would read every file whole. Snapshot still decides for a read.
 func (v *FS) LooksText(f File) bool {
-	file, info, err := openFile(f)
+	fd, info, err := openFile(f)
 	if err != nil {
 		return false
 	}
-	defer file.Close()
+	defer unix.Close(fd)
 	if v.checkSize(f.URI, info.Size()) != nil {
 		return false
 	}
 	buf := make([]byte, sniffBytes)
-	n, err := io.ReadFull(file, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	n, err := preadFull(fd, buf, 0)
+	if err != nil {
 		return false
 	}
 	b := buf[:n]

@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +28,97 @@ func (v *FS) Walk(ctx context.Context, dir string, skipped func(Skip), fn func(F
 		return fn(v.Regular(dir))
 	}
 	return v.walk(ctx, d, walkOptions{skipped: skipped}, fn)
+}
+
+// Entry is a regular file that WalkFiles found, not yet opened: read it
+// with ReadEntry, or Drop it.
+type Entry struct {
+	File
+	dir  *dirHandle // its directory, or nil: opened by its resolved path
+	name string     // its name in dir
+}
+
+// Drop lets go of an entry that will not be read; a second call, or one
+// after ReadEntry, does nothing.
+func (e *Entry) Drop() {
+	if e.dir != nil {
+		e.dir.release()
+		e.dir = nil
+	}
+}
+
+// open opens the entry: from its directory's descriptor without following
+// a symlink, and it must be the file the walk judged (see WalkFiles).
+func (e *Entry) open() (int, *statInfo, error) {
+	if e.dir == nil {
+		return openFile(e.File)
+	}
+	fd, err := openat(e.dir.fd, e.name, readFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC)
+	e.Drop()
+	if err != nil {
+		return -1, nil, notFound(e.URI)
+	}
+	return checkOpen(e.File, fd)
+}
+
+// ReadEntry is Content of e, read into buf when buf has room for it (the
+// Window of a snapshot read before, released, say). It lets go of e.
+func (v *FS) ReadEntry(ctx context.Context, e *Entry, buf []byte) (*Snapshot, error) {
+	fd, info, err := e.open()
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	return v.content(ctx, e.File, fd, info, buf)
+}
+
+// dirHandle is a directory's descriptor, held by a walk and by the
+// entries it gave that are not yet read: closed when the last lets go.
+type dirHandle struct {
+	fd   int
+	refs atomic.Int32
+}
+
+func (h *dirHandle) hold() *dirHandle {
+	h.refs.Add(1)
+	return h
+}
+
+func (h *dirHandle) release() {
+	if h.refs.Add(-1) == 0 {
+		unix.Close(h.fd)
+	}
+}
+
+// WalkFiles is Walk for reading every file: it gives fn each visible
+// regular file under dir that keep accepts (keep nil: all) as an Entry,
+// which fn must read or drop. An entry is opened from the descriptor of
+// its directory, which the walk opened from the root one component at a
+// time when it entered it, without following a symlink, and it must be
+// the file the walk judged (the same device and inode); a file reached
+// through a symlink is opened by its resolved path. So every file read
+// was inside its root when the walk entered its directory, and a symlink
+// swapped in since leads nowhere.
+func (v *FS) WalkFiles(ctx context.Context, dir string, skipped func(Skip), keep func(File) bool, fn func(*Entry, error) error) error {
+	byPath := func(f File, err error) error {
+		if err != nil {
+			return fn(nil, err)
+		}
+		if keep != nil && !keep(f) {
+			return nil
+		}
+		return fn(&Entry{File: f}, nil)
+	}
+	d, err := v.Resolve(dir)
+	if err != nil {
+		return err
+	}
+	if !d.IsDir() {
+		return byPath(v.Regular(dir))
+	}
+	return v.walk(ctx, d, walkOptions{skipped: skipped, keep: keep, entry: func(f File, dir *dirHandle, name string) error {
+		return fn(&Entry{File: f, dir: dir.hold(), name: name}, nil)
+	}}, byPath)
 }
 
 // ListOptions shape a List.
@@ -66,6 +158,12 @@ type walkOptions struct {
 	maxDepth int        // 0: no limit
 	after    string     // skip what comes before and at this Rel
 	skipped  func(Skip) // told what the ignore files exclude
+	// keep, when set, passes over the regular files it rejects: they
+	// are given neither to fn nor to openAt.
+	keep func(File) bool
+	// entry, when set, is given each regular file that is no symlink
+	// instead of fn, with its directory and its name there.
+	entry func(f File, dir *dirHandle, name string) error
 }
 
 func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
@@ -82,7 +180,9 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 	if err != nil {
 		return fn(File{}, notFound(d.URI))
 	}
-	defer unix.Close(dir)
+	handle := &dirHandle{fd: dir}
+	handle.refs.Store(1)
+	defer handle.release()
 	rules = v.dirRules(dir, d.resolved, rules)
 	names, err := v.shared.dirs.sortedNames(dir)
 	if err != nil {
@@ -146,7 +246,15 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 			}
 		case !report:
 		case f.info.Mode().IsRegular():
-			if err := fn(f, nil); err != nil {
+			if o.keep != nil && !o.keep(f) {
+				continue
+			}
+			if o.entry != nil {
+				err = o.entry(f, handle, name)
+			} else {
+				err = fn(f, nil)
+			}
+			if err != nil {
 				return err
 			}
 		default:
@@ -170,7 +278,7 @@ func (v *FS) entry(d File, dir int, name, rel, abs string) (File, error) {
 		return v.Resolve(abs)
 	}
 	resolved := path.Join(d.resolved, name)
-	if !v.visible(rel, resolved, info.IsDir()) {
+	if !v.visibleEntry(rel, resolved, info.IsDir()) {
 		return File{}, notFound(abs)
 	}
 	return d.root.file(rel, resolved, info), nil

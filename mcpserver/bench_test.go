@@ -128,24 +128,33 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 }
 
 // BenchmarkGrep searches the Go distribution's src/net (about 440 files)
-// through the MCP tool: a rare literal, a regular expression with many
-// matches (folded), and a case-insensitive one.
+// and all its src (about 11,000) through the MCP tool: a literal, a
+// regular expression and a case-insensitive one, each with few matches, as
+// bench/grepcompare.sh compares them with ripgrep.
 func BenchmarkGrep(b *testing.B) {
-	e := newEnvAt(b, mcptest.GoSource(b, "net"))
-	cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-	}{
-		{"literal", map[string]any{"pattern": "ErrWriteToConnected", "literal": true}},
-		{"regexp", map[string]any{"pattern": `func \(\w+ \*\w+\) \w+\(`, "max_matches": 100000}},
-		{"ignore_case", map[string]any{"pattern": "deadline exceeded", "ignore_case": true}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			for b.Loop() {
-				if r := call(b, cs, "grep", tc.args); r.isError {
-					b.Fatal(r.text)
-				}
+	for _, tree := range []string{"net", "src"} {
+		b.Run(tree, func(b *testing.B) {
+			dir := mcptest.GoSource(b)
+			if tree != "src" {
+				dir = mcptest.GoSource(b, tree)
+			}
+			e := newEnvAt(b, dir)
+			cs := dialMemory(b, e.server(b, serverOpts{local: true}), nil)
+			for _, tc := range []struct {
+				name string
+				args map[string]any
+			}{
+				{"literal", map[string]any{"pattern": "syscall.EINVAL", "literal": true}},
+				{"regexp", map[string]any{"pattern": `func \(\w+ \*\w+\) Close\(`}},
+				{"ignore_case", map[string]any{"pattern": "unexpected eof", "ignore_case": true}},
+			} {
+				b.Run(tc.name, func(b *testing.B) {
+					for b.Loop() {
+						if r := call(b, cs, "grep", tc.args); r.isError {
+							b.Fatal(r.text)
+						}
+					}
+				})
 			}
 		})
 	}

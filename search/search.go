@@ -7,12 +7,14 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -192,6 +194,32 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
+// foldASCII writes src into dst, as long, with each ASCII capital
+// lowercased (lowerASCII), eight bytes at a time.
+func foldASCII(dst, src []byte) {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		// Added to a byte's low seven bits, these set its high bit
+		// when it is 'A' or more, and when it is more than 'Z'.
+		fromA  = 0x3f3f3f3f3f3f3f3f // 0x80 - 'A'
+		aboveZ = 0x2525252525252525 // 0x7f - 'Z'
+	)
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		b := x & low7
+		capital := (b + fromA) &^ (b + aboveZ) &^ x & high
+		binary.LittleEndian.PutUint64(dst[i:], x|capital>>2)
+	}
+	for ; i < len(src); i++ {
+		dst[i] = lowerASCII(src[i])
+	}
+}
+
+// scratchPool holds the buffers that mayHold lowercases chunks into.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // The letters outside ASCII that fold to ASCII ones: the Kelvin sign to
 // k, the long s to s.
 var (
@@ -203,10 +231,8 @@ var (
 // search: whether it holds g.folded in any case (scratch is reused for the
 // chunk lowercased).
 func (g *Searcher) mayHold(chunk []byte, scratch *[]byte) bool {
-	low := (*scratch)[:0]
-	for _, c := range chunk {
-		low = append(low, lowerASCII(c))
-	}
+	low := slices.Grow((*scratch)[:0], len(chunk))[:len(chunk)]
+	foldASCII(low, chunk)
 	*scratch = low
 	if bytes.Contains(low, g.folded) {
 		return true
@@ -271,9 +297,13 @@ func (g *Searcher) single(ctx context.Context, fs *fsview.FS, name string, out *
 	return ctx.Err()
 }
 
+// maxKeptBuffer is the most memory a tree search's worker keeps from one
+// file for the next to be read into.
+const maxKeptBuffer = 1 << 20
+
 // fileJob is one file of a tree search; done closes when hits is set.
 type fileJob struct {
-	f    fsview.File
+	f    *fsview.Entry
 	hits *fileHits // nil: not searched (not text, over the cap, or gone)
 	done chan struct{}
 }
@@ -292,19 +322,23 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		walked <- fs.Walk(ctx, dir.Path, skipped.Add, func(f fsview.File, err error) error {
+		keep := func(f fsview.File) bool {
+			files++
+			if glob != nil && !glob.Match(f.RelTo(dir)) {
+				return false
+			}
+			matched++
+			return true
+		}
+		walked <- fs.WalkFiles(ctx, dir.Path, skipped.Add, keep, func(f *fsview.Entry, err error) error {
 			if err != nil {
 				return nil // hidden: denied, or a symlink that leads out
 			}
-			files++
-			if glob != nil && !glob.Match(f.RelTo(dir)) {
-				return nil
-			}
-			matched++
 			j := &fileJob{f: f, done: make(chan struct{})}
 			select {
 			case order <- j:
 			case <-ctx.Done():
+				f.Drop()
 				return ctx.Err()
 			}
 			jobs <- j
@@ -314,10 +348,14 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var buf []byte // each file is read into the memory of the one before
 			for j := range jobs {
-				if snap, err := fs.Content(ctx, j.f); err == nil {
-					j.hits = g.file(ctx, fs.Name(j.f), snap.Window)
+				if snap, err := fs.ReadEntry(ctx, j.f, buf); err == nil {
+					j.hits = g.file(ctx, fs.Name(j.f.File), snap.Window)
 					snap.Release()
+					if cap(snap.Window) <= maxKeptBuffer {
+						buf = snap.Window
+					}
 				}
 				close(j.done)
 			}
@@ -450,11 +488,12 @@ func (g *Searcher) file(ctx context.Context, path string, text []byte) *fileHits
 		last = n
 	}
 	n := 0 // lines before the chunk
-	var scratch []byte
+	scratch := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(scratch)
 	for len(text) > 0 && h.matches <= g.max && h.bytes <= g.maxBytes && ctx.Err() == nil {
 		chunk := nextChunk(text, g.chunk)
 		text = text[len(chunk):]
-		if after == 0 && len(chunk) <= g.chunk && ((g.filter != nil && !g.filter.Match(chunk)) || (g.folded != nil && !g.mayHold(chunk, &scratch))) {
+		if after == 0 && len(chunk) <= g.chunk && ((g.filter != nil && !g.filter.Match(chunk)) || (g.folded != nil && !g.mayHold(chunk, scratch))) {
 			n, before = skipChunk(chunk, n, before, g.context)
 			continue
 		}

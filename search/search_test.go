@@ -111,3 +111,36 @@ func TestCancelledSearchIsNoAnswer(t *testing.T) {
 		t.Fatalf("a search out of time: truncated %v, note %q, err %v", res.Truncated, res.Note, err)
 	}
 }
+
+// FuzzFoldASCII: foldASCII, eight bytes at a time, gives what lowering
+// each byte alone gives, and for ASCII text what strings.ToLower gives.
+func FuzzFoldASCII(f *testing.F) {
+	for _, s := range []string{"", "ABCxyz@[`{", "Hello, World! ZZZZAAAA", "\x80\xc1\xdaÀÉ \u212A", "@AZ[`az{\xc0\xda\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got := make([]byte, len(src))
+		foldASCII(got, src)
+		for i, c := range src {
+			want := c
+			if 'A' <= c && c <= 'Z' {
+				want = c + 32
+			}
+			if got[i] != want {
+				t.Fatalf("byte %d of %q: %q, want %q", i, src, got[i], want)
+			}
+		}
+		if isASCII(src) && string(got) != strings.ToLower(string(src)) {
+			t.Fatalf("%q: %q, strings.ToLower %q", src, got, strings.ToLower(string(src)))
+		}
+	})
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
