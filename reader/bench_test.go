@@ -102,3 +102,24 @@ func BenchmarkChunks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCountText counts 4 MiB of CJK-heavy text and of Go source as
+// folio count does, its windows on every core (run with -cpu 1,2 to see
+// what the second core adds).
+func BenchmarkCountText(b *testing.B) {
+	counter, err := pager.NewCounter(pager.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []string{"cjk", "go"} {
+		text := corpus.For(b, kind, 4<<20)
+		b.Run(kind, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := CountText(context.Background(), text, counter); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

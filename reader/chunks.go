@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/pager/bpe"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -82,22 +86,101 @@ func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chu
 	}
 }
 
-// countWindow is how much of a stream Count holds at once.
-const countWindow = 1 << 20
+// countWindow is how much of a text Count hands a counter at once: the
+// windows are counted on every core, a few of them held at a time.
+const countWindow = 256 << 10
 
-// Count counts the tokens of the text src gives as it reads, holding a
-// window of it, never the whole: it counts up to the last place in the
-// window where both byte-pair pre-tokenizers always end a piece (after a
-// line break, before an ASCII letter or digit), so that the parts' counts
-// add up to the whole's. Text that is not UTF-8, holds a NUL byte or
+// Count counts the tokens of the text src gives as it reads, holding a few
+// windows of it, never the whole: it cuts each at the last place in it
+// where both byte-pair pre-tokenizers always end a piece (see pieceEnd),
+// so that the parts' counts add up to the whole's, and counts the windows
+// on every core at once. Text that is not UTF-8, holds a NUL byte or
 // passes maxBytes (0: no cap) is an error (not_text, too_large) naming
 // name.
 func Count(ctx context.Context, src io.Reader, counter pager.Counter, maxBytes int64, name string) (int, error) {
 	return count(ctx, src, counter, maxBytes, name, countWindow)
 }
 
+// CountText is Count of text already read and checked (UTF-8, no NUL).
+func CountText(ctx context.Context, text []byte, counter pager.Counter) (int, error) {
+	return countText(ctx, text, counter, countWindow)
+}
+
+// countText is CountText with a window of the size given.
+func countText(ctx context.Context, text []byte, counter pager.Counter, window int) (int, error) {
+	return countParts(ctx, counter, func(yield func(string) bool) error {
+		for len(text) > 0 {
+			cut := len(text)
+			if cut > window {
+				// The last place to cut in the window, else the first
+				// after it.
+				if cut = pieceEnd(text[:window]); cut == 0 {
+					cut = window + pieceStart(text[window:])
+				}
+			}
+			if !yield(string(text[:cut])) {
+				return nil
+			}
+			text = text[cut:]
+		}
+		return nil
+	})
+}
+
 // count is Count with a window of the size given.
 func count(ctx context.Context, src io.Reader, counter pager.Counter, maxBytes int64, name string, window int) (int, error) {
+	return countParts(ctx, counter, func(yield func(string) bool) error {
+		buf := make([]byte, 0, 2*window)
+		var total int64
+		for eof := false; !eof; {
+			if err := ctx.Err(); err != nil {
+				return toolerr.From(err)
+			}
+			if len(buf) == cap(buf) {
+				// No place to cut in the whole window: hold more.
+				buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+			}
+			k, err := src.Read(buf[len(buf):cap(buf)])
+			fresh := buf[len(buf) : len(buf)+k]
+			if i := bytes.IndexByte(fresh, 0); i >= 0 {
+				return fmt.Errorf("%w: %s holds a NUL byte (at byte %d)", fsview.ErrNotText, name, total+int64(i))
+			}
+			buf, total = buf[:len(buf)+k], total+int64(k)
+			if maxBytes > 0 && total > maxBytes {
+				return fmt.Errorf("%w: %s is over the %d-byte cap", fsview.ErrTooLarge, name, maxBytes)
+			}
+			switch {
+			case errors.Is(err, io.EOF):
+				eof = true
+			case err != nil:
+				return fmt.Errorf("reading %s: %w", name, err)
+			}
+			cut := len(buf)
+			if !eof {
+				if len(buf) < window {
+					continue
+				}
+				cut = pieceEnd(buf)
+				if cut == 0 {
+					continue
+				}
+			}
+			if !utf8.Valid(buf[:cut]) {
+				return fmt.Errorf("%w: %s is not valid UTF-8 (near byte %d)", fsview.ErrNotText, name, total-int64(len(buf)))
+			}
+			if !yield(string(buf[:cut])) {
+				return nil
+			}
+			buf = buf[:copy(buf, buf[cut:])]
+		}
+		return nil
+	})
+}
+
+// countParts counts the parts that parts yields, on every core at once,
+// and adds up their counts. parts stops when yield returns false (the
+// count failed); its error ends the count.
+func countParts(ctx context.Context, counter pager.Counter, parts func(yield func(string) bool) error) (int, error) {
 	// A counter of units (the estimate) adds up its units, not its
 	// tokens, which are rounded up.
 	measure, per := counter.Count, 1
@@ -107,61 +190,79 @@ func count(ctx context.Context, src io.Reader, counter pager.Counter, maxBytes i
 	}); ok {
 		measure, per = uc.Units, uc.UnitsPerToken()
 	}
-	buf := make([]byte, 0, 2*window)
-	var total int64
-	n := 0
-	for eof := false; !eof; {
-		if err := ctx.Err(); err != nil {
-			return 0, toolerr.From(err)
-		}
-		if len(buf) == cap(buf) {
-			// No place to cut in the whole window: hold more.
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		k, err := src.Read(buf[len(buf):cap(buf)])
-		fresh := buf[len(buf) : len(buf)+k]
-		if i := bytes.IndexByte(fresh, 0); i >= 0 {
-			return 0, fmt.Errorf("%w: %s holds a NUL byte (at byte %d)", fsview.ErrNotText, name, total+int64(i))
-		}
-		buf, total = buf[:len(buf)+k], total+int64(k)
-		if maxBytes > 0 && total > maxBytes {
-			return 0, fmt.Errorf("%w: %s is over the %d-byte cap", fsview.ErrTooLarge, name, maxBytes)
-		}
-		switch {
-		case errors.Is(err, io.EOF):
-			eof = true
-		case err != nil:
-			return 0, fmt.Errorf("reading %s: %w", name, err)
-		}
-		cut := len(buf)
-		if !eof {
-			if len(buf) < window {
-				continue
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var total atomic.Int64
+	todo := make(chan string)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for s := range todo {
+				total.Add(int64(measure(s)))
 			}
-			cut = pieceEnd(buf)
-			if cut == 0 {
-				continue
-			}
-		}
-		if !utf8.Valid(buf[:cut]) {
-			return 0, fmt.Errorf("%w: %s is not valid UTF-8 (near byte %d)", fsview.ErrNotText, name, total-int64(len(buf)))
-		}
-		n += measure(string(buf[:cut]))
-		buf = buf[:copy(buf, buf[cut:])]
+		})
 	}
-	return (n + per - 1) / per, nil
+	err := parts(func(s string) bool {
+		select {
+		case todo <- s:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
+	close(todo)
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return 0, toolerr.From(err)
+	}
+	return int((total.Load() + int64(per) - 1) / int64(per)), nil
 }
 
 // pieceEnd is the last place in b where a piece of o200k_base's and
 // cl100k_base's pre-tokenizers always ends, 0 when there is none: after
-// "\n" and before an ASCII letter or digit, which no piece that holds a
-// line break runs into, nor a piece that starts with a letter or digit
-// reaches back over.
+// "\n" and before a letter or a digit (\p{L}, \p{N}), which no piece
+// that holds a line break runs into, nor a piece that starts with a letter
+// or digit reaches back over.
 func pieceEnd(b []byte) int {
 	for p := len(b) - 1; p > 0; p-- {
-		if b[p-1] == '\n' && (b[p] >= '0' && b[p] <= '9' || b[p] >= 'a' && b[p] <= 'z' || b[p] >= 'A' && b[p] <= 'Z') {
+		p = bytes.LastIndexByte(b[:p], '\n') + 1
+		if p <= 0 {
+			return 0
+		}
+		if startsWord(b[p:]) {
 			return p
 		}
 	}
 	return 0
+}
+
+// pieceStart is the first place in b where a piece always ends (see
+// pieceEnd), else len(b).
+func pieceStart(b []byte) int {
+	for p := 0; p < len(b); {
+		i := bytes.IndexByte(b[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+		if startsWord(b[p:]) {
+			return p
+		}
+	}
+	return len(b)
+}
+
+// startsWord reports whether b starts with a letter or a digit.
+func startsWord(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if c := b[0]; c < utf8.RuneSelf {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	r, n := utf8.DecodeRune(b)
+	return n > 1 && bpe.IsWordRune(r)
 }

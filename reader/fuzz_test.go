@@ -141,11 +141,13 @@ func nextBoundary(s string) int {
 }
 
 // FuzzCount counts any text in windows of a few bytes, read a few at a
-// time, and holds the count to the count of the text whole, with both
-// byte-pair encodings: the places Count cuts at must be where pieces end.
+// time (Count) or held whole (CountText), and holds the count to the count
+// of the text whole, with both byte-pair encodings: the places they cut at
+// must be where pieces end.
 func FuzzCount(f *testing.F) {
 	f.Add("Hello\r\n\r\nworld 42\n  indented\n\n\nx\n1\n'twas\nA's\n")
 	f.Add("日本語\nabc\n\u00a0x\n\t\ny")
+	f.Add("テスト\n漢字 ١٢٣\n²x\nⅫ\n\u0301a\n\U0001E030b")
 	counters := []pager.Counter{}
 	for _, name := range []string{pager.O200kBase, pager.Cl100kBase, pager.Estimate} {
 		c, err := pager.NewCounter(name)
@@ -159,9 +161,13 @@ func FuzzCount(f *testing.F) {
 			return
 		}
 		for _, c := range counters {
+			want := c.Count(text)
 			n, err := count(context.Background(), iotest.HalfReader(strings.NewReader(text)), c, 0, "-", 8)
-			if want := c.Count(text); err != nil || n != want {
+			if err != nil || n != want {
 				t.Fatalf("%s: %d (%v) in windows, %d whole", c.Name(), n, err, want)
+			}
+			if n, err := countText(context.Background(), []byte(text), c, 8); err != nil || n != want {
+				t.Fatalf("%s: %d (%v) in windows of the text read, %d whole", c.Name(), n, err, want)
 			}
 		}
 	})

@@ -88,7 +88,7 @@ func countOf(c *cli.Context, fs *fsview.FS, arg string, counter pager.Counter) (
 	if err != nil {
 		return 0, err
 	}
-	return counter.Count(string(text)), nil
+	return reader.CountText(c.Context, text, counter)
 }
 
 // countText reads the text to count: standard input for "-", else the file.

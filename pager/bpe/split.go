@@ -28,6 +28,11 @@ const (
 // character before a word.
 func (c class) prefixable() bool { return c&(cNewline|cLetter|cNumber) == 0 }
 
+// IsWordRune reports whether r is a letter or a number (\p{L} or \p{N})
+// as the pre-tokenizers' regular expressions see it, by Unicode 16.0.0: a
+// piece that starts with one never reaches back over a line break.
+func IsWordRune(r rune) bool { return runeClass(r)&(cLetter|cNumber) != 0 }
+
 // punct reports whether c is in [^\s\p{L}\p{N}].
 func (c class) punct() bool { return c&(cSpace|cLetter|cNumber) == 0 }
 
