@@ -154,7 +154,7 @@ func FuzzMerge(f *testing.F) {
 			return
 		}
 		for _, e := range encs {
-			want := e.vocab.mergeScan(s, nil)
+			want := e.vocab.mergeScan(s, new(merger), nil)
 			got := e.vocab.mergeLong(s, new(merger), nil)
 			if !equal(got, want) {
 				t.Fatalf("%s: %q: buckets give %v, the scan %v", e.Name(), s, got, want)
@@ -212,7 +212,7 @@ func TestMergeLongPieces(t *testing.T) {
 	for _, e := range []*Encoding{load(t, O200kBase), load(t, Cl100kBase)} {
 		m := new(merger)
 		for _, s := range pieces {
-			if got, want := e.vocab.mergeLong(s, m, nil), e.vocab.mergeScan(s, nil); !equal(got, want) {
+			if got, want := e.vocab.mergeLong(s, m, nil), e.vocab.mergeScan(s, new(merger), nil); !equal(got, want) {
 				t.Errorf("%s: %q (%d bytes): buckets give %d tokens, the scan %d", e.Name(), abbreviate(s), len(s), len(got), len(want))
 			}
 		}
@@ -241,7 +241,7 @@ func TestMergeLowerRankFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{strings.Repeat("xy", 40), strings.Repeat("xyxab", 20), strings.Repeat("abc", 30), strings.Repeat("ab", 40) + "c", strings.Repeat("cab", 25), strings.Repeat("abcx", 20)} {
-		got, want := v.mergeLong(s, new(merger), nil), v.mergeScan(s, nil)
+		got, want := v.mergeLong(s, new(merger), nil), v.mergeScan(s, new(merger), nil)
 		if !equal(got, want) {
 			t.Errorf("%q: buckets give %v, the scan %v", s, got, want)
 		}

@@ -17,7 +17,7 @@ type Encoding struct {
 	name    string
 	vocab   *vocab
 	split   func(s string, i int) int // the end of the piece at s[i]
-	mergers sync.Pool                 // of *merger, for long pieces
+	mergers sync.Pool                 // of *merger
 }
 
 // Load returns the encoding with the given name. Its vocabulary is
@@ -83,7 +83,7 @@ func (e *Encoding) encode(s string, keep bool) (int, []uint32) {
 				ids = append(ids, r)
 			}
 		default:
-			if m == nil && j-i >= longPiece {
+			if m == nil {
 				m = e.mergers.Get().(*merger)
 				defer e.release(m)
 			}

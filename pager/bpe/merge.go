@@ -1,9 +1,6 @@
 package bpe
 
-import (
-	"slices"
-	"sync/atomic"
-)
+import "slices"
 
 // noRank marks a pair that is no token.
 const noRank = ^uint32(0)
@@ -16,10 +13,9 @@ const longPiece = 64
 // merge appends the tokens that byte-pair encoding merges piece, of at
 // least two bytes, into: it merges the adjacent pair that forms the token of
 // lowest rank, the leftmost one among equals, until no pair forms a token.
-// m is used for long pieces only.
 func (v *vocab) merge(piece string, m *merger, ids []uint32) []uint32 {
 	if len(piece) < longPiece {
-		return v.mergeScan(piece, ids)
+		return v.mergeScan(piece, m, ids)
 	}
 	return v.mergeLong(piece, m, ids)
 }
@@ -28,20 +24,20 @@ func (v *vocab) merge(piece string, m *merger, ids []uint32) []uint32 {
 const joinBits = 15
 
 // joinCache remembers the rank of the token that joins two tokens, for
-// every count of one encoding: text repeats the same pairs. An entry packs
-// both ranks and the rank they join into (rankMask for none) in one word, so
-// that goroutines share the cache without locks and a read sees a whole
-// entry or none.
-type joinCache [1 << joinBits]atomic.Uint64
+// the counts of one encoding that use one merger: text repeats the same
+// pairs. An entry packs both ranks and the rank they join into (rankMask
+// for none) in one word. Each merger has its own, so that the cores
+// counting at once do not write to the same memory.
+type joinCache [1 << joinBits]uint64
 
 const joinValid = 1 << 63
 
 // joined returns the rank of the token that joins the tokens of ranks a and
 // b, whose bytes are s, or noRank.
-func (v *vocab) joined(a, b uint32, s string) uint32 {
+func (m *merger) joined(v *vocab, a, b uint32, s string) uint32 {
 	key := uint64(a)<<(2*rankBits) | uint64(b)<<rankBits
-	e := &v.joins[(key*0x9e3779b97f4a7c15)>>(64-joinBits)]
-	if got := e.Load(); got&^rankMask == joinValid|key {
+	e := &m.joins[(key*0x9e3779b97f4a7c15)>>(64-joinBits)]
+	if got := *e; got&^rankMask == joinValid|key {
 		if r := uint32(got & rankMask); r != rankMask {
 			return r
 		}
@@ -51,7 +47,7 @@ func (v *vocab) joined(a, b uint32, s string) uint32 {
 	if !ok {
 		r = rankMask
 	}
-	e.Store(joinValid | key | uint64(r))
+	*e = joinValid | key | uint64(r)
 	if !ok {
 		return noRank
 	}
@@ -68,7 +64,7 @@ func (v *vocab) pairRank(piece string, a, b int) uint32 {
 
 // mergeScan is tiktoken's own merge: a list of parts, each with the rank of
 // it joined to the next, scanned for the lowest rank after every merge.
-func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
+func (v *vocab) mergeScan(piece string, m *merger, ids []uint32) []uint32 {
 	type part struct {
 		start int
 		rank  uint32 // the part's token
@@ -93,11 +89,11 @@ func (v *vocab) mergeScan(piece string, ids []uint32) []uint32 {
 		// parts on either side.
 		i := minAt
 		if i > 0 {
-			parts[i-1].pair = v.joined(parts[i-1].rank, minRank, piece[parts[i-1].start:parts[i+2].start])
+			parts[i-1].pair = m.joined(v, parts[i-1].rank, minRank, piece[parts[i-1].start:parts[i+2].start])
 		}
 		parts[i].rank, parts[i].pair = minRank, noRank
 		if i+3 < len(parts) {
-			parts[i].pair = v.joined(minRank, parts[i+2].rank, piece[parts[i].start:parts[i+3].start])
+			parts[i].pair = m.joined(v, minRank, parts[i+2].rank, piece[parts[i].start:parts[i+3].start])
 		}
 		parts = append(parts[:i+1], parts[i+2:]...)
 		minRank = noRank
@@ -134,7 +130,7 @@ func (v *vocab) mergeLong(piece string, m *merger, ids []uint32) []uint32 {
 		if j >= n {
 			return noRank
 		}
-		return v.joined(nodes[i].rank, nodes[j].rank, piece[i:nodes[j].next])
+		return m.joined(v, nodes[i].rank, nodes[j].rank, piece[i:nodes[j].next])
 	}
 	q := &m.queue
 	for i := int32(0); i+1 < n; i++ {
@@ -195,10 +191,11 @@ type node struct {
 	pair uint32 // the token of this part joined with the next, or noRank
 }
 
-// merger holds what merging a long piece needs, to be used again.
+// merger holds what merging needs, to be used again: one goroutine's.
 type merger struct {
-	nodes []node
+	nodes []node // long pieces'
 	queue rankQueue
+	joins joinCache
 }
 
 func (m *merger) reset(n int) {

@@ -60,7 +60,6 @@ type vocab struct {
 	size   int         // number of tokens
 	maxLen int         // length of the longest token
 	bytes  [256]uint32 // the rank of each one-byte token
-	joins  *joinCache  // shared by every count
 	// starts is where each token starts in tokens, made once by
 	// tokenStarts.
 	starts     []uint32
@@ -78,7 +77,6 @@ func newVocab(tokens, index string) (*vocab, error) {
 		table:  index[headerSize+pairsSize:],
 		size:   int(le32(index, 4)),
 		maxLen: int(le32(index, 8)),
-		joins:  new(joinCache),
 	}
 	if v.size >= rankMask {
 		return nil, errBadIndex
