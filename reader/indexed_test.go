@@ -86,6 +86,62 @@ func TestIndexedLines(t *testing.T) {
 	check(changed)
 }
 
+// TestIndexedPageAtLine: a first page from a line, once the file's lines
+// are indexed, is found through the index and is the page, byte for byte
+// and cursor for cursor, that finding the line in the whole file gives;
+// a line past the end is the same error; a rewrite is read anew.
+func TestIndexedPageAtLine(t *testing.T) {
+	fx := newFixtureCap(t, pager.O200kBase, 0)
+	var b strings.Builder
+	for i := 1; b.Len() < 2<<20; i++ {
+		if i == 3000 {
+			b.WriteString(strings.Repeat("long ", 100_000) + "\n") // past the first window
+		}
+		fmt.Fprintf(&b, "line %d %s\r\n", i, strings.Repeat("y", i%70))
+	}
+	b.WriteString("no newline at the end")
+	text := b.String()
+	lines := strings.Count(text, "\n") + 1
+	path := filepath.Join(fx.dir, "big.txt")
+	os.WriteFile(path, []byte(text), 0o644)
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	ctx := context.Background()
+	at := func(line int) PageRequest {
+		return PageRequest{Name: "big.txt", MaxTokens: 700, Line: line, Format: pager.Text}
+	}
+	// The first read finds the line in the whole file, and indexes it.
+	if _, err := fx.rd.Page(ctx, at(2)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fx.rd.fs.Regular("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fx.rd.fs.LineIndexOf(f); !ok {
+		t.Fatal("no line index after a page from a line")
+	}
+	for _, line := range []int{1, 2, 63, 64, 65, 2999, 3000, 3001, 12345, lines - 1, lines, lines + 1, 1 << 30} {
+		got, err := fx.rd.Page(ctx, at(line))
+		_, st, _, serr := fx.rd.start(at(line))
+		if serr != nil {
+			t.Fatal(serr)
+		}
+		want, werr := fx.rd.pageFrom(ctx, f, st, nil, at(line), fsview.Version{})
+		if (err != nil) != (werr != nil) || (err != nil && err.Error() != werr.Error()) || (err != nil) != (line > lines) {
+			t.Fatalf("line %d of %d: %v, want %v", line, lines, err, werr)
+		}
+		if err == nil && (string(got.JSON) != string(want.JSON) || got.End != want.End || got.FirstLine != want.FirstLine) {
+			t.Fatalf("line %d: page\n%.300s\nwant\n%.300s", line, got.JSON, want.JSON)
+		}
+	}
+	changed := strings.Replace(text, "line 12345 ", "LINE 12345 ", 1)
+	os.WriteFile(path, []byte(changed), 0o644)
+	got, err := fx.rd.Page(ctx, at(12346)) // the long line is line 3000
+	if err != nil || !strings.HasPrefix(string(got.JSON), "LINE 12345 ") {
+		t.Fatalf("after a rewrite: %v, %.40q", err, got.JSON)
+	}
+}
+
 // BenchmarkLineRead reads 100 lines in the middle of a 64 MiB file whose
 // version and line index are known: it reads what it gives, not the file.
 func BenchmarkLineRead(b *testing.B) {
@@ -103,5 +159,33 @@ func BenchmarkLineRead(b *testing.B) {
 		if _, err := fx.rd.ReadLines(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPageAtLine reads a 2,000-token first page from a line near the
+// start and near the end of a 64 MiB file whose lines are indexed: each
+// reads its window, not the file.
+func BenchmarkPageAtLine(b *testing.B) {
+	fx := newFixtureCap(b, pager.O200kBase, 0)
+	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 2) + "\n"
+	text := strings.Repeat(line, (64<<20)/len(line))
+	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	lines := strings.Count(text, "\n")
+	for _, at := range []struct {
+		name string
+		line int
+	}{{"start", 10}, {"end", lines - 1000}} {
+		req := PageRequest{Name: "big.md", MaxTokens: 2000, Line: at.line}
+		if _, err := fx.rd.Page(context.Background(), req); err != nil { // indexes it
+			b.Fatal(err)
+		}
+		b.Run(at.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := fx.rd.Page(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -360,6 +360,35 @@ func CutLine(line []byte, max int) (cut []byte, ok bool) {
 	return append(out, ending...), true
 }
 
+// lineAt is the byte offset of line (from 1) in f, found through the line
+// index of f's version, and that version; ok is false when f's version has
+// no index kept, or changed while the line was looked for.
+func (r *Reader) lineAt(ctx context.Context, f fsview.File, line int) (off int64, ver fsview.Version, ok bool, err error) {
+	x, ok := r.fs.LineIndexOf(f)
+	if !ok {
+		return 0, ver, false, nil
+	}
+	if line > 1 && line > x.Lines {
+		return 0, ver, false, toolerr.Invalid("line %d is past the end of %s: it has %d lines", line, f.URI, x.Lines)
+	}
+	at, start := x.Locate(line)
+	for want := int64(lineWindow); ; want *= 4 {
+		snap, err := r.fs.Snapshot(ctx, f, start, want)
+		if err != nil || snap.Version != x.Version {
+			if snap != nil {
+				snap.Release()
+			}
+			return 0, ver, false, nil
+		}
+		pos, found := lineStart(snap.Window, line-at)
+		eof := snap.EOF()
+		snap.Release()
+		if found || eof {
+			return start + int64(pos), x.Version, true, nil
+		}
+	}
+}
+
 // pageStart is the byte offset of line (from 1) in b, for a page read that
 // starts there.
 func pageStart(b []byte, line int, uri string) (int64, error) {

@@ -61,8 +61,32 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if err != nil {
 		return pager.Page{}, err
 	}
+	if req.Line > 0 && req.Cursor == "" {
+		// A first page from a line: where the line starts, by the line
+		// index of the file's version, when it has one.
+		off, ver, ok, err := r.lineAt(ctx, f, req.Line)
+		if err != nil {
+			return pager.Page{}, err
+		}
+		if ok {
+			at := st
+			at.Offset = off
+			p, err := r.pageFrom(ctx, f, at, nil, req, ver)
+			if !errors.Is(err, errMoved) {
+				return p, err
+			}
+		}
+	}
+	return r.pageFrom(ctx, f, st, cl, req, fsview.Version{})
+}
+
+// pageFrom is Page of f from st (cl the cursor's claim, or nil). When
+// version is not zero, st.Offset is where req.Line starts in that version
+// (see lineAt), and the page is of that version or errMoved.
+func (r *Reader) pageFrom(ctx context.Context, f fsview.File, st cursor.State, cl *cursor.Claim, req PageRequest, version fsview.Version) (pager.Page, error) {
+	indexed := version != (fsview.Version{})
 	window := pager.WindowBytes(r.counter, req.MaxTokens)
-	if req.Line > 0 {
+	if req.Line > 0 && !indexed {
 		// The line is found in the whole file.
 		window = -1
 	}
@@ -80,9 +104,17 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 		return pager.Page{}, err
 	}
 	defer snap.Release()
-	off, err := r.lineOffset(snap, req)
-	if err != nil {
-		return pager.Page{}, err
+	if indexed && snap.Version != version {
+		return pager.Page{}, errMoved
+	}
+	if window < 0 && st.Offset == 0 {
+		r.fs.IndexLines(snap) // for the reads from a line that follow
+	}
+	var off int64
+	if !indexed {
+		if off, err = r.lineOffset(snap, req); err != nil {
+			return pager.Page{}, err
+		}
 	}
 	st.Offset += off
 	return r.fit(snap.URI, snap.Version, st, req, snap.Window[off:], snap.EOF(), startLine(req))

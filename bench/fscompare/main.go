@@ -53,7 +53,7 @@ func main() {
 	}
 	ctx := context.Background()
 
-	folio := connect(ctx, exec.Command(*folioBin, "serve", "--root", dir, "--log-level", "error"))
+	folio := connect(ctx, exec.Command(*folioBin, "serve", "--root", dir, "--log-level", "error", "--max-file-bytes", "0"))
 	defer folio.Close()
 	var cursors []string
 	var pageTokens []int
@@ -66,11 +66,27 @@ func main() {
 		}
 		return pager.Page{JSON: []byte(callText(ctx, folio, "read", args))}, nil
 	}
-	for page, err := range remote.Follow("", read) {
-		if err != nil {
-			log.Fatalf("folio: %v", err)
+	lines := strings.Count(text, "\n")
+	if *size <= sampleAbove {
+		for page, err := range remote.Follow("", read) {
+			if err != nil {
+				log.Fatalf("folio: %v", err)
+			}
+			pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
 		}
-		pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
+	} else {
+		// Too many pages to read them all: the cursors of pages that
+		// start at lines spread over the file, the last near its end.
+		for k := range samples {
+			line := 1 + k*(lines-5000)/(samples-1)
+			answer := callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": *budget, "line": line, "format": "json"})
+			p, err := pager.Page{JSON: []byte(answer)}.Decode()
+			if err != nil || p.NextCursor == nil {
+				log.Fatalf("folio: the page at line %d: %v", line, err)
+			}
+			cursors = append(cursors, *p.NextCursor)
+			pageTokens = append(pageTokens, counter.Count(answer))
+		}
 	}
 	whole := time.Since(start)
 	var folioLat []time.Duration
@@ -87,11 +103,16 @@ func main() {
 	fs := connect(ctx, exec.Command(node, *fsServer, dir))
 	defer fs.Close()
 	// server-filesystem's head: the first lines, as many as a page holds.
-	lines := strings.Count(text, "\n") / len(pageTokens)
+	pageLines := lines / len(pageTokens)
+	if *size > sampleAbove {
+		// As many lines as hold a page's tokens, by the first MiB.
+		head := text[:1<<20]
+		pageLines = *budget * strings.Count(head, "\n") / counter.Count(head)
+	}
 	var headLat []time.Duration
 	for range *n {
 		t0 := time.Now()
-		callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(lines, 1)})
+		callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(pageLines, 1)})
 		headLat = append(headLat, time.Since(t0))
 	}
 	var fsLat []time.Duration
@@ -110,16 +131,32 @@ func main() {
 			fsTokens = counter.Count(answer)
 		}
 	}
-	fmt.Printf("file: %d bytes of Go source, %d tokens (o200k_base)\n", len(text), counter.Count(text))
+	if *size <= sampleAbove {
+		fmt.Printf("file: %d bytes of Go source, %d tokens (o200k_base)\n", len(text), counter.Count(text))
+	} else {
+		fmt.Printf("file: %d bytes of Go source\n", len(text))
+	}
 	fmt.Printf("%-44s %9s %9s %12s\n", "call (stdio, same go-sdk client)", "p50 ms", "p99 ms", "tokens")
 	fmt.Printf("%-44s %9.2f %9.2f %12d\n", fmt.Sprintf("folio read, continuation page (%d)", *budget), ms(folioLat, 50), ms(folioLat, 99), slices.Max(pageTokens))
-	fmt.Printf("%-44s %9.2f %9.2f\n", fmt.Sprintf("server-filesystem read_text_file head %d", lines), ms(headLat, 50), ms(headLat, 99))
+	fmt.Printf("%-44s %9.2f %9.2f\n", fmt.Sprintf("server-filesystem read_text_file head %d", pageLines), ms(headLat, 50), ms(headLat, 99))
 	if len(fsLat) > 0 {
 		fmt.Printf("%-44s %9.2f %9.2f %12d\n", "server-filesystem read_text_file (whole)", ms(fsLat, 50), ms(fsLat, 99), fsTokens)
 	}
-	fmt.Printf("folio, every page of the file: %d pages in %v (%.1f ms a page), %d tokens in all\n",
-		len(pageTokens), whole.Round(time.Millisecond), float64(whole.Microseconds())/1000/float64(len(pageTokens)), sum(pageTokens))
+	if *size <= sampleAbove {
+		fmt.Printf("folio, every page of the file: %d pages in %v (%.1f ms a page), %d tokens in all\n",
+			len(pageTokens), whole.Round(time.Millisecond), float64(whole.Microseconds())/1000/float64(len(pageTokens)), sum(pageTokens))
+	} else {
+		fmt.Printf("folio, %d pages that start at lines spread over the file, their first read: %v\n", len(pageTokens), whole.Round(time.Millisecond))
+	}
 }
+
+// sampleAbove is the file size above which not every page is read: the
+// cursors measured are those of pages that start at lines spread over the
+// file (samples of them).
+const (
+	sampleAbove = 64 << 20
+	samples     = 20
+)
 
 func connect(ctx context.Context, cmd *exec.Cmd) *mcp.ClientSession {
 	cmd.Stderr = os.Stderr
