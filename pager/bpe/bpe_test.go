@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -355,4 +356,28 @@ func FuzzSplitRegexp(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestIdleMergers: the mergers kept for the next counts are bounded in
+// number, and one that merged a huge piece keeps none of its nodes.
+func TestIdleMergers(t *testing.T) {
+	e, err := Load(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run of one letter that is no token is one piece, merged long.
+	if n := e.Count(strings.Repeat("\u0b8a", 200_000)); n == 0 {
+		t.Fatal("no tokens")
+	}
+	if len(e.idle) != 1 || e.idle[0].nodes != nil {
+		t.Fatalf("after a huge piece: %d idle, nodes of %d kept", len(e.idle), cap(e.idle[0].nodes))
+	}
+	var wg sync.WaitGroup
+	for range 4 * maxIdleMergers {
+		wg.Go(func() { e.Count(strings.Repeat("日本語のテキスト ", 50)) })
+	}
+	wg.Wait()
+	if len(e.idle) > maxIdleMergers {
+		t.Fatalf("%d idle mergers kept, at most %d", len(e.idle), maxIdleMergers)
+	}
 }

@@ -14,10 +14,14 @@ const (
 // Encoding is one of tiktoken's byte-pair encodings, ready to count and
 // encode text. It is safe for concurrent use.
 type Encoding struct {
-	name    string
-	vocab   *vocab
-	split   func(s string, i int) int // the end of the piece at s[i]
-	mergers sync.Pool                 // of *merger
+	name  string
+	vocab *vocab
+	split func(s string, i int) int // the end of the piece at s[i]
+	// idle are the mergers not in use, kept across garbage collections
+	// (unlike a sync.Pool's) so that their join caches stay warm: at most
+	// maxIdleMergers.
+	mu   sync.Mutex
+	idle []*merger
 }
 
 // Load returns the encoding with the given name. Its vocabulary is
@@ -38,7 +42,6 @@ func Load(name string) (*Encoding, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	e := &Encoding{name: name, vocab: v, split: split}
-	e.mergers.New = func() any { return new(merger) }
 	return e, nil
 }
 
@@ -84,7 +87,7 @@ func (e *Encoding) encode(s string, keep bool) (int, []uint32) {
 			}
 		default:
 			if m == nil {
-				m = e.mergers.Get().(*merger)
+				m = e.merger()
 				defer e.release(m)
 			}
 			if !keep {
@@ -99,12 +102,35 @@ func (e *Encoding) encode(s string, keep bool) (int, []uint32) {
 	return n, ids
 }
 
-// pooledPieceBytes bounds the pieces whose merger goes back to the pool, so
-// that one huge piece does not keep its memory alive.
-const pooledPieceBytes = 1 << 20
+// keptPieceBytes bounds the pieces whose nodes a merger keeps (see
+// release), so that one huge piece does not keep its memory alive: 1 MiB
+// of nodes.
+const keptPieceBytes = 64 << 10
 
+// maxIdleMergers bounds the mergers an encoding keeps: 256 KiB of join
+// cache each, and at most 1 MiB of nodes.
+const maxIdleMergers = 8
+
+// merger takes an idle merger, or makes one.
+func (e *Encoding) merger() *merger {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := len(e.idle); n > 0 {
+		m := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		return m
+	}
+	return new(merger)
+}
+
+// release gives m back, to be kept if there is room.
 func (e *Encoding) release(m *merger) {
-	if cap(m.nodes) <= pooledPieceBytes {
-		e.mergers.Put(m)
+	if cap(m.nodes) > keptPieceBytes {
+		m.nodes, m.queue = nil, rankQueue{}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.idle) < maxIdleMergers {
+		e.idle = append(e.idle, m)
 	}
 }
