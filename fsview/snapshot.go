@@ -378,7 +378,7 @@ func (s *Snapshot) take(ctx context.Context, v *FS, window int64) error {
 // its version is remembered and trusted: only its window is read, and the
 // file's stamp must be the same after as before; nil (and no error) when
 // it is not so, for Snapshot to read the file whole (from its start: the
-// window is read with ReadAt).
+// window is read with pread).
 func (v *FS) windowSnapshot(ctx context.Context, f File, fd int, info *statInfo, offset, window int64) (*Snapshot, error) {
 	ver, ok := v.shared.versions.lookup(&info.st, true)
 	if !ok {
