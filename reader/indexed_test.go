@@ -142,14 +142,23 @@ func TestIndexedPageAtLine(t *testing.T) {
 	}
 }
 
-// BenchmarkLineRead reads 100 lines in the middle of a 64 MiB file whose
-// version and line index are known: it reads what it gives, not the file.
-func BenchmarkLineRead(b *testing.B) {
+// settledLorem is a fixture with big.md, 64 MiB of lines of Lorem ipsum,
+// left to settle so that its version can be trusted, and its text.
+func settledLorem(b *testing.B) (*fixture, string) {
 	fx := newFixtureCap(b, pager.O200kBase, 0)
 	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 2) + "\n"
 	text := strings.Repeat(line, (64<<20)/len(line))
-	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
+	if err := os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	return fx, text
+}
+
+// BenchmarkLineRead reads 100 lines in the middle of a 64 MiB file whose
+// version and line index are known: it reads what it gives, not the file.
+func BenchmarkLineRead(b *testing.B) {
+	fx, text := settledLorem(b)
 	middle := strings.Count(text, "\n") / 2
 	req := LineRequest{Name: "big.md", Offset: middle, Limit: 100}
 	if _, err := fx.rd.ReadLines(context.Background(), req); err != nil { // indexes it
@@ -166,11 +175,7 @@ func BenchmarkLineRead(b *testing.B) {
 // start and near the end of a 64 MiB file whose lines are indexed: each
 // reads its window, not the file.
 func BenchmarkPageAtLine(b *testing.B) {
-	fx := newFixtureCap(b, pager.O200kBase, 0)
-	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 2) + "\n"
-	text := strings.Repeat(line, (64<<20)/len(line))
-	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
-	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	fx, text := settledLorem(b)
 	lines := strings.Count(text, "\n")
 	for _, at := range []struct {
 		name string
