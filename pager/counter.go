@@ -12,7 +12,8 @@ import (
 type Counter interface {
 	// Name is the counter's name as given on the command line.
 	Name() string
-	// Count returns the number of tokens in s.
+	// Count returns the number of tokens in s. It keeps no reference to
+	// s once it returns: the pager hands it memory it writes again.
 	Count(s string) int
 	// MaxBytesPerToken bounds how many bytes of text one token can stand
 	// for, so that a window of budget*MaxBytesPerToken bytes always holds

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/folio-mcp/folio/toolerr"
 )
@@ -511,7 +512,12 @@ func (f *fitter) text(start, end int, withTail bool) int {
 		b = f.appendTail(b, end)
 	}
 	f.buf = b
-	return f.measure(string(b))
+	if len(b) == 0 {
+		return f.measure("")
+	}
+	// The counter keeps none of the text (see Counter): it is counted
+	// where it is, not copied.
+	return f.measure(unsafe.String(&b[0], len(b)))
 }
 
 // appendContent appends content as the page's format writes it.
