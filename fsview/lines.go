@@ -3,6 +3,7 @@ package fsview
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"sync"
 )
 
@@ -57,6 +58,79 @@ func newLineIndex(v Version, text []byte) *LineIndex {
 	return x
 }
 
+// lineIndexer makes the LineIndex of a file as its bytes stream by: it
+// keeps the offset of every Every-th line, Every doubling (and every other
+// offset dropped) whenever the offsets would pass maxIndexStarts.
+type lineIndexer struct {
+	x    LineIndex
+	line int   // the line the next byte is in (from 1)
+	pos  int64 // bytes seen
+	last byte  // the last byte seen
+}
+
+func newLineIndexer() *lineIndexer {
+	return &lineIndexer{x: LineIndex{Every: minIndexEvery, Starts: []int64{0}}, line: 1}
+}
+
+// write takes the next bytes of the file.
+func (ix *lineIndexer) write(b []byte) {
+	if len(b) > 0 {
+		ix.last = b[len(b)-1]
+	}
+	for {
+		j := bytes.IndexByte(b, '\n')
+		if j < 0 {
+			ix.pos += int64(len(b))
+			return
+		}
+		ix.pos += int64(j + 1)
+		b = b[j+1:]
+		ix.line++
+		if (ix.line-1)%ix.x.Every != 0 {
+			continue
+		}
+		ix.x.Starts = append(ix.x.Starts, ix.pos)
+		if len(ix.x.Starts) > maxIndexStarts {
+			kept := ix.x.Starts[:0]
+			for k := 0; k < len(ix.x.Starts); k += 2 {
+				kept = append(kept, ix.x.Starts[k])
+			}
+			ix.x.Starts, ix.x.Every = kept, 2*ix.x.Every
+		}
+	}
+}
+
+// done is the index of the bytes written, version v.
+func (ix *lineIndexer) done(v Version) *LineIndex {
+	x := ix.x
+	x.Version, x.Size, x.Lines = v, ix.pos, ix.line-1
+	if ix.pos > 0 && ix.last != '\n' {
+		x.Lines++
+	}
+	if n := len(x.Starts); n > 1 && x.Starts[n-1] == ix.pos {
+		x.Starts = x.Starts[:n-1] // no line starts at the end
+	}
+	return &x
+}
+
+// IndexFile reads the text file f as Snapshot does, without holding it,
+// and returns the line index of its version, kept for the line reads that
+// follow (see LineIndexOf): a read from a line of a large file can then
+// read that line's window alone, and holds at most one read buffer before.
+func (v *FS) IndexFile(ctx context.Context, f File) (*LineIndex, error) {
+	ix := newLineIndexer()
+	var size int64
+	var ver Version
+	err := v.read(ctx, f, true, func(size int64) error { return v.checkSize(f.URI, size) },
+		func(_ int64, b []byte) { ix.write(b) }, &size, &ver)
+	if err != nil {
+		return nil, err
+	}
+	x := ix.done(ver)
+	v.shared.lines.keep(x)
+	return x, nil
+}
+
 // lineIndexes keeps the line indexes of recent versions, least recently
 // used forgotten first. It is safe for concurrent use.
 type lineIndexes struct {
@@ -107,13 +181,17 @@ func (v *FS) IndexLines(s *Snapshot) {
 	if known {
 		return
 	}
-	x := newLineIndex(s.Version, s.Window)
+	c.keep(newLineIndex(s.Version, s.Window))
+}
+
+// keep keeps x, unless an index of its version is kept already.
+func (c *lineIndexes) keep(x *LineIndex) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, known := c.of[s.Version]; known {
+	if _, known := c.of[x.Version]; known {
 		return
 	}
-	c.of[s.Version] = c.order.PushBack(x)
+	c.of[x.Version] = c.order.PushBack(x)
 	for c.order.Len() > maxLineIndexes {
 		oldest := c.order.Front()
 		c.order.Remove(oldest)

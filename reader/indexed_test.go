@@ -109,7 +109,7 @@ func TestIndexedPageAtLine(t *testing.T) {
 	at := func(line int) PageRequest {
 		return PageRequest{Name: "big.txt", MaxTokens: 700, Line: line, Format: pager.Text}
 	}
-	// The first read finds the line in the whole file, and indexes it.
+	// The first read indexes the file as it reads it, then reads the page.
 	if _, err := fx.rd.Page(ctx, at(2)); err != nil {
 		t.Fatal(err)
 	}

@@ -361,12 +361,15 @@ func CutLine(line []byte, max int) (cut []byte, ok bool) {
 }
 
 // lineAt is the byte offset of line (from 1) in f, found through the line
-// index of f's version, and that version; ok is false when f's version has
-// no index kept, or changed while the line was looked for.
+// index of f's version (made as f is read, without holding it, when none is
+// kept), and that version; ok is false when the file changed while the
+// line was looked for.
 func (r *Reader) lineAt(ctx context.Context, f fsview.File, line int) (off int64, ver fsview.Version, ok bool, err error) {
 	x, ok := r.fs.LineIndexOf(f)
 	if !ok {
-		return 0, ver, false, nil
+		if x, err = r.fs.IndexFile(ctx, f); err != nil {
+			return 0, ver, false, toolerr.From(err)
+		}
 	}
 	if line > 1 && line > x.Lines {
 		return 0, ver, false, toolerr.Invalid("line %d is past the end of %s: it has %d lines", line, f.URI, x.Lines)

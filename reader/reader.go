@@ -63,7 +63,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	}
 	if req.Line > 0 && req.Cursor == "" {
 		// A first page from a line: where the line starts, by the line
-		// index of the file's version, when it has one.
+		// index of the file's version.
 		off, ver, ok, err := r.lineAt(ctx, f, req.Line)
 		if err != nil {
 			return pager.Page{}, err
@@ -106,9 +106,6 @@ func (r *Reader) pageFrom(ctx context.Context, f fsview.File, st cursor.State, c
 	defer snap.Release()
 	if indexed && snap.Version != version {
 		return pager.Page{}, errMoved
-	}
-	if window < 0 && st.Offset == 0 {
-		r.fs.IndexLines(snap) // for the reads from a line that follow
 	}
 	var off int64
 	if !indexed {
