@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLineIndexer: the index made as a file streams by, in reads of any
@@ -60,6 +61,13 @@ func TestLineIndexer(t *testing.T) {
 	f, err := v.Regular("big.txt")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v.Settled(f) {
+		t.Error("a file written just now is settled")
+	}
+	v.shared.versions.granularity = -time.Hour // as if written long ago
+	if !v.Settled(f) {
+		t.Error("an old file is not settled")
 	}
 	x, err := v.IndexFile(context.Background(), f)
 	if err != nil || x.Lines != 600_000 || x.Every <= minIndexEvery {

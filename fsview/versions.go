@@ -100,3 +100,15 @@ func (c *versionCache) store(st *unix.Stat_t, v Version, text bool, hashed time.
 		delete(c.entries, oldest.Value.(*versionEntry).id)
 	}
 }
+
+// Settled reports whether f's mtime and ctime, as it was resolved, are
+// older than now by more than TimeGranularity: a version read from now on
+// can be trusted, so that what is made of it (a line index) serves the
+// reads that follow.
+func (v *FS) Settled(f File) bool {
+	if f.info == nil {
+		return false
+	}
+	settled := time.Now().Add(-v.shared.versions.granularity).UnixNano()
+	return f.info.st.Mtim.Nano() < settled && f.info.st.Ctim.Nano() < settled
+}

@@ -362,11 +362,16 @@ func CutLine(line []byte, max int) (cut []byte, ok bool) {
 
 // lineAt is the byte offset of line (from 1) in f, found through the line
 // index of f's version (made as f is read, without holding it, when none is
-// kept), and that version; ok is false when the file changed while the
-// line was looked for.
+// kept and f has settled), and that version; ok is false when f has not
+// settled (each window read through an index would hash it whole again:
+// one read of the whole file costs less), or changed while the line was
+// looked for.
 func (r *Reader) lineAt(ctx context.Context, f fsview.File, line int) (off int64, ver fsview.Version, ok bool, err error) {
 	x, ok := r.fs.LineIndexOf(f)
 	if !ok {
+		if !r.fs.Settled(f) {
+			return 0, ver, false, nil
+		}
 		if x, err = r.fs.IndexFile(ctx, f); err != nil {
 			return 0, ver, false, toolerr.From(err)
 		}
