@@ -98,7 +98,17 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if err != nil {
 		return nil, toolerr.From(err)
 	}
-	if x, ok := r.fs.LineIndexOf(f); ok {
+	x, ok := r.fs.LineIndexOf(f)
+	if !ok && r.fs.Settled(f) {
+		// Indexed as it is read, without holding it: the lines are then
+		// read alone. (A file not settled is read whole, once: each
+		// window of a version not trusted would be hashed whole again.)
+		if x, err = r.fs.IndexFile(ctx, f); err != nil {
+			return nil, toolerr.From(err)
+		}
+		ok = true
+	}
+	if ok {
 		if l, err := r.indexedLines(ctx, f, x, req); !errors.Is(err, errMoved) {
 			return l, err
 		}
