@@ -6,9 +6,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/wire"
@@ -179,5 +181,32 @@ func TestPageLines(t *testing.T) {
 	more := call(t, cs, "read", map[string]any{"uri": "f.txt", "max_tokens": 100, "format": "text", "cursor": *d.NextCursor})
 	if strings.Contains(more.text, "[folio] lines") || more.meta[wire.MetaFirstLine] != nil {
 		t.Errorf("a page from a cursor: %q", more.text)
+	}
+
+	// From a line to the end, the pages give the file's bytes from that
+	// line: read whole while the file is new, and through the line index
+	// it makes as it reads once it has settled.
+	from := b.String()[strings.Index(b.String(), "line 250 of"):]
+	follow := func() string {
+		var got strings.Builder
+		args := map[string]any{"uri": "f.txt", "line": 250, "max_tokens": 100, "format": "text"}
+		for {
+			p, err := pager.DecodeText([]byte(call(t, cs, "read", args).text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.WriteString(p.Content)
+			if p.NextCursor == nil {
+				return got.String()
+			}
+			args = map[string]any{"uri": "f.txt", "max_tokens": 100, "format": "text", "cursor": *p.NextCursor}
+		}
+	}
+	if got := follow(); got != from {
+		t.Errorf("from line 250 of a new file: %q, want %q", got, from)
+	}
+	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
+	if got := follow(); got != from {
+		t.Errorf("from line 250 of a settled file: %q, want %q", got, from)
 	}
 }
