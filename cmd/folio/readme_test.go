@@ -23,12 +23,14 @@ import (
 //	<!-- answer: TOOL ARGS [| TOOL ARGS] -->
 //
 // followed by a fenced block or an inline code span. "answer tail:" says
-// the example is the answer's last lines (a footer), not all of it. A
-// second call takes the handle of the first call's folded answer.
+// the example is the answer's last lines (a footer), not all of it;
+// "answer _meta:" that it is the answer's _meta (folio's keys, in any
+// order).
+// A second call takes the handle of the first call's folded answer.
 type readmeExample struct {
 	line  int // of the comment in README.md
 	calls []readmeCall
-	tail  bool
+	part  string // "", "tail" or "_meta"
 	text  string
 }
 
@@ -39,15 +41,18 @@ type readmeCall struct {
 
 // minReadmeExamples is how many examples README.md marks: one taken away
 // unnoticed would no longer be held to anything.
-const minReadmeExamples = 11
+const minReadmeExamples = 13
 
-var answerComment = regexp.MustCompile(`<!-- answer( tail)?: (.*?) -->`)
+var answerComment = regexp.MustCompile(`<!-- answer(?: (tail|_meta))?: (.*?) -->`)
 
 // readmeExamples parses the marked examples of readme.
 func readmeExamples(readme string) ([]readmeExample, error) {
 	var out []readmeExample
 	for _, m := range answerComment.FindAllStringSubmatchIndex(readme, -1) {
-		ex := readmeExample{line: 1 + strings.Count(readme[:m[0]], "\n"), tail: m[2] >= 0}
+		ex := readmeExample{line: 1 + strings.Count(readme[:m[0]], "\n")}
+		if m[2] >= 0 {
+			ex.part = readme[m[2]:m[3]]
+		}
 		for _, step := range strings.Split(readme[m[4]:m[5]], " | ") {
 			tool, args, _ := strings.Cut(strings.TrimSpace(step), " ")
 			c := readmeCall{tool: tool}
@@ -149,19 +154,43 @@ func TestReadmeAnswers(t *testing.T) {
 			res = mcptest.Call(t, cs, c.tool, c.args)
 		}
 		got := mcptest.Text(res)
-		if err := matchAnswer(ex.text, got, ex.tail); err != nil {
+		if ex.part == "_meta" {
+			// folio's keys: the SDK adds its own (serverInfo, in the
+			// 2026-07-28 era).
+			meta := mcp.Meta{}
+			for k, v := range res.Meta {
+				if strings.HasPrefix(k, "folio/") {
+					meta[k] = v
+				}
+			}
+			b, _ := json.Marshal(meta)
+			got = string(b)
+		}
+		if err := matchAnswer(ex.text, got, ex.part); err != nil {
 			t.Errorf("README.md:%d: %v\nthe README shows:\n%s\nthe server answers:\n%.3000s", ex.line, err, ex.text, got)
 		}
 	}
 }
 
 // matchAnswer says how the answer got differs from the example, if it
-// does; with tail, the example is the answer's last lines.
-func matchAnswer(example, got string, tail bool) error {
+// does; part "tail" compares the answer's last lines, "_meta" holds got
+// to the example's keys in any order.
+func matchAnswer(example, got, part string) error {
+	if part == "_meta" {
+		w, err := decodeOrdered([]byte(wildJSON(example)))
+		if err != nil {
+			return fmt.Errorf("the example is not JSON (… aside): %v", err)
+		}
+		g, err := decodeOrdered([]byte(got))
+		if err != nil {
+			return err
+		}
+		return matchShape("_meta", sortKeys(w), sortKeys(g))
+	}
 	want := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 	switch {
-	case tail && len(lines) >= len(want):
+	case part == "tail" && len(lines) >= len(want):
 		lines = lines[len(lines)-len(want):]
 	case len(lines) != len(want):
 		return fmt.Errorf("%d lines, the example has %d", len(lines), len(want))
@@ -257,6 +286,25 @@ func wildJSON(s string) string {
 type object struct {
 	keys []string
 	vals []any
+}
+
+// sortKeys is v with its keys sorted, when it is an object (_meta's keys
+// have no order).
+func sortKeys(v any) any {
+	o, ok := v.(*object)
+	if !ok {
+		return v
+	}
+	idx := make([]int, len(o.keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(o.keys[a], o.keys[b]) })
+	out := &object{}
+	for _, i := range idx {
+		out.keys, out.vals = append(out.keys, o.keys[i]), append(out.vals, o.vals[i])
+	}
+	return out
 }
 
 // decodeOrdered decodes one JSON value, keeping the order of keys.
@@ -403,21 +451,24 @@ func TestReadmeAnswersCatchAChange(t *testing.T) {
 	page := `{"uri":"file:///d/a.md","content":"abc","version":"0123456789abcdef0123456789abcdef","has_more":true,"next_cursor":"12345"}`
 	for _, tc := range []struct {
 		example, got string
-		tail, ok     bool
+		part         string
+		ok           bool
 	}{
-		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, page, false, true},
-		{`{"uri":"file:///srv/a.md","content":"…","has_more":true,"version":"af1349b9f5f9a1a6a0404dea36dcc949","next_cursor":"2961457…"}`, page, false, false},
-		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, strings.Replace(page, `"12345"`, `"Ab_c"`, 1), false, false},
-		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, strings.Replace(page, `"12345"`, `null`, 1), false, false},
-		{`{"a":{…},"b":[{"x":1}, …],"c":…}`, `{"a":[1],"b":[{"x":2},{"x":3}],"c":"s"}`, false, true},
-		{`{"a":{…},"b":[{"x":1}, …],"c":…}`, `{"a":[1],"b":[{"x":2},{"y":3}],"c":"s"}`, false, false},
-		{"[folio] next_cursor=2961457…", "text\n[folio] next_cursor=99", true, true},
-		{"[folio] next_cursor=2961457…", "text\n[folio] next=99", true, false},
-		{"net/a.go\n1:x", "net/a.go\n7:x\n", false, true},
-		{"net/a.go\n1:x", "net/a.go\n7-x\n", false, false},
-		{"net/a.go\n1:x", "net/a.go\n7:x\n[folio] more\n", false, false},
+		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, page, "", true},
+		{`{"uri":"file:///srv/a.md","content":"…","has_more":true,"version":"af1349b9f5f9a1a6a0404dea36dcc949","next_cursor":"2961457…"}`, page, "", false},
+		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, strings.Replace(page, `"12345"`, `"Ab_c"`, 1), "", false},
+		{`{"uri":"file:///srv/a.md","content":"…","version":"af1349b9f5f9a1a6a0404dea36dcc949","has_more":true,"next_cursor":"2961457…"}`, strings.Replace(page, `"12345"`, `null`, 1), "", false},
+		{`{"a":{…},"b":[{"x":1}, …],"c":…}`, `{"a":[1],"b":[{"x":2},{"x":3}],"c":"s"}`, "", true},
+		{`{"a":{…},"b":[{"x":1}, …],"c":…}`, `{"a":[1],"b":[{"x":2},{"y":3}],"c":"s"}`, "", false},
+		{"[folio] next_cursor=2961457…", "text\n[folio] next_cursor=99", "tail", true},
+		{"[folio] next_cursor=2961457…", "text\n[folio] next=99", "tail", false},
+		{"net/a.go\n1:x", "net/a.go\n7:x\n", "", true},
+		{"net/a.go\n1:x", "net/a.go\n7-x\n", "", false},
+		{"net/a.go\n1:x", "net/a.go\n7:x\n[folio] more\n", "", false},
+		{`{"folio/tokens":497,"folio/tokenizer":"o200k_base"}`, `{"folio/tokenizer":"o200k_base","folio/tokens":12}`, "_meta", true},
+		{`{"folio/tokens":497,"folio/tokenizer":"o200k_base"}`, `{"folio/tokenizer":"o200k_base","folio/tokens":12,"folio/uri":"file:///a"}`, "_meta", false},
 	} {
-		if err := matchAnswer(tc.example, tc.got, tc.tail); (err == nil) != tc.ok {
+		if err := matchAnswer(tc.example, tc.got, tc.part); (err == nil) != tc.ok {
 			t.Errorf("%s against %s: %v, want a match %v", tc.example, tc.got, err, tc.ok)
 		}
 	}
@@ -425,7 +476,7 @@ func TestReadmeAnswersCatchAChange(t *testing.T) {
 	// calls; a call that is not one, or a comment with no code after it,
 	// is an error naming its line.
 	exs, err := readmeExamples("  <!-- answer tail: read {\"uri\":\"a\"} | result_query {} -->\n  ```\n  [folio] x\n  ```\nand <!-- answer: list {} -->`{\"y\":1}`\n")
-	if err != nil || len(exs) != 2 || exs[0].text != "[folio] x" || !exs[0].tail || len(exs[0].calls) != 2 || exs[1].text != `{"y":1}` || exs[1].tail {
+	if err != nil || len(exs) != 2 || exs[0].text != "[folio] x" || exs[0].part != "tail" || len(exs[0].calls) != 2 || exs[1].text != `{"y":1}` || exs[1].part != "" {
 		t.Errorf("examples %+v, %v", exs, err)
 	}
 	for _, bad := range []string{"x\n<!-- answer: read -->`y`", "x\n<!-- answer: read {} -->\n\nno code"} {
