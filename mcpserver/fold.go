@@ -244,7 +244,10 @@ func wraps(data []byte, text string) bool {
 }
 
 // foldedForm is the JSON schema of a folded answer as structuredContent.
-const foldedForm = `{"type":"object","properties":{"preview":{},"shape":{"type":"object"},"handle":{"type":"string"},"uri":{"type":"string"}},"required":["preview","shape","handle","uri"]}`
+// A preview is of the answer's type (an object, a list, or the string a
+// text folds as), each a branch of its own for clients that take one type
+// to a schema.
+const foldedForm = `{"type":"object","properties":{"preview":{"anyOf":[{"type":"object"},{"type":"array"},{"type":"string"}]},"shape":{"type":"object"},"handle":{"type":"string"},"uri":{"type":"string"}},"required":["preview","shape","handle","uri"]}`
 
 // admitFolded is an upstream tool's output schema widened to admit the
 // folded form of its answers too, so that a client that checks

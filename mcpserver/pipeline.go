@@ -14,6 +14,11 @@ import (
 // the ones after it. This is the one place the order is set.
 func (s *Server) pipeline() []mcp.Middleware {
 	return []mcp.Middleware{
+		// What go-sdk's types cannot hold (a 2026-07-28 result's
+		// resultType, an upstream tool's own fields) is written into
+		// the answer as it leaves: outermost, so that every stage
+		// works with the SDK's types.
+		s.outgoing,
 		// Traces and measures each request as its client sees it
 		// (nothing without telemetry).
 		s.observe,

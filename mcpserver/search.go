@@ -102,8 +102,7 @@ func (s *Server) searchFor(c *upstream.Catalog) *searchState {
 		if s.cfg.Gateway.AlwaysListed(t) {
 			continue
 		}
-		ad := s.advertised(t.Def)
-		b, _ := json.Marshal(ad)
+		ad, b := s.offered(t)
 		st.tokens += s.cfg.Counter.Count(string(b))
 		st.hidden = append(st.hidden, t)
 		schema, _ := json.Marshal(ad.InputSchema)
@@ -132,7 +131,8 @@ func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range c.Tools {
 		if !st.on || s.cfg.Gateway.AlwaysListed(t) {
-			out = append(out, s.advertised(t.Def))
+			ad, _ := s.offered(t)
+			out = append(out, ad)
 		}
 	}
 	if st.on {
@@ -240,19 +240,19 @@ func (s *Server) found(st *searchState, c *caller, query string, limit int) stri
 // tools/list would give them, a JSON array; a name that is no tool the
 // caller may use is an error naming it.
 func (s *Server) described(catalog *upstream.Catalog, c *caller, names []string) (*mcp.CallToolResult, error) {
-	var defs []*mcp.Tool
-	for _, name := range names {
+	b := []byte{'['}
+	for i, name := range names {
 		t, ok := catalog.Lookup(name)
 		if !ok || !c.mayUse(name) {
 			return errorResult(toolerr.New(toolerr.CodeNotFound, "no tool %q: find_tools gives the names", name)), nil
 		}
-		defs = append(defs, s.advertised(t.Def))
+		if i > 0 {
+			b = append(b, ',')
+		}
+		_, def := s.offered(t)
+		b = append(b, def...)
 	}
-	b, err := marshalCompact(defs)
-	if err != nil {
-		return s.toolError(err)
-	}
-	return textResult(string(b)), nil
+	return textResult(string(append(b, ']'))), nil
 }
 
 // firstSentence is the start of a description, up to its first sentence

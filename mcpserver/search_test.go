@@ -110,7 +110,7 @@ func TestToolSearchCost(t *testing.T) {
 	var fixture struct {
 		Servers []struct {
 			Name  string
-			Tools []*mcp.Tool
+			Tools []json.RawMessage
 		}
 	}
 	b, err := os.ReadFile("../testdata/toolcatalogs/catalogs.json")

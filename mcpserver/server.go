@@ -113,10 +113,11 @@ type Server struct {
 	unfoldable sync.Map
 	// schemas holds the checker of each upstream tool's input schema,
 	// outputs of its advertised output schema, invited the tool as
-	// advertised (see advertised), and referables the arguments those are
-	// for: all are emptied when the catalog changes, so that they hold no
-	// more than the catalogs in use.
-	schemas, outputs, invited, referables sync.Map
+	// advertised (see advertised), definitions its JSON as offered, by
+	// the advertised tool (see offered), and referables the arguments
+	// those are for: all are emptied when the catalog changes, so that
+	// they hold no more than the catalogs in use.
+	schemas, outputs, invited, definitions, referables sync.Map
 	// search is the gateway's search state (see searchFor).
 	search searchCache
 	// counts are folio's own metrics, nil without them.

@@ -108,6 +108,10 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			// answers as for folio's own.
 			return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
 		}
+		// The upstream's name for itself is of its own connection: on
+		// this one, folio is the server (and says so, in the
+		// 2026-07-28 era).
+		delete(res.Meta, mcp.MetaKeyServerInfo)
 		return res, nil
 	}
 }
@@ -175,6 +179,7 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 	s.schemas.Clear()
 	s.outputs.Clear()
 	s.invited.Clear()
+	s.definitions.Clear()
 	s.referables.Clear()
 	s.unfoldable.Clear()
 	s.tellDrift(now)

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,20 +12,19 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/folio-mcp/folio/internal/atomicfile"
 )
 
 // Entry is what the cache keeps of one upstream: the fingerprint of the
-// configuration it was fetched with, its tools as it last advertised them,
-// and when and from which server version.
+// configuration it was fetched with, its tools as it last advertised them
+// (each definition as it came, every field of it), and when and from which
+// server version.
 type Entry struct {
-	Fingerprint string      `json:"fingerprint"`
-	Tools       []*mcp.Tool `json:"tools"`
-	Fetched     time.Time   `json:"fetched"`
-	Server      string      `json:"server,omitempty"`
-	Version     string      `json:"version,omitempty"`
+	Fingerprint string            `json:"fingerprint"`
+	Tools       []json.RawMessage `json:"tools"`
+	Fetched     time.Time         `json:"fetched"`
+	Server      string            `json:"server,omitempty"`
+	Version     string            `json:"version,omitempty"`
 	// Protocol is the MCP version the upstream spoke: 2026-07-28 when it
 	// speaks it, else the older one it chose.
 	Protocol string `json:"protocol,omitempty"`
@@ -32,9 +32,6 @@ type Entry struct {
 	// when it speaks an era that gives them: how long it says a client
 	// may keep its tools.
 	ToolsTTLMs *int `json:"tools_ttl_ms,omitempty"`
-	// TaskRequired names the tools that can only be called as tasks
-	// (execution.taskSupport "required"), which folio leaves out.
-	TaskRequired []string `json:"task_required,omitempty"`
 }
 
 // Cache is the schema cache: an Entry for each upstream, by name.
@@ -73,6 +70,7 @@ func ReadCache(path string) (*Cache, error) {
 	if err == nil {
 		var read Cache
 		if err = json.Unmarshal(b, &read); err == nil && read.Upstreams != nil {
+			read.compact()
 			return &read, nil
 		}
 		if err == nil {
@@ -80,6 +78,21 @@ func ReadCache(path string) (*Cache, error) {
 		}
 	}
 	return c, fmt.Errorf("schema cache %s unusable, starting empty: %w", path, err)
+}
+
+// compact makes each tool definition compact, as a discovery takes it
+// (the file is indented, and escapes no HTML): a definition is the same,
+// byte for byte, whether it was read from the file or discovered.
+func (c *Cache) compact() {
+	var buf bytes.Buffer
+	for _, e := range c.Upstreams {
+		for i, raw := range e.Tools {
+			buf.Reset()
+			if json.Compact(&buf, raw) == nil {
+				e.Tools[i] = bytes.Clone(buf.Bytes())
+			}
+		}
+	}
 }
 
 // Lookup returns the entry of s when its fingerprint is s's: an entry made
@@ -106,11 +119,14 @@ func UpdateCache(path string, change func(*Cache)) error {
 	atomicfile.RemoveLeftovers(path)
 	c, _ := ReadCache(path)
 	change(c)
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(b, '\n'))
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // Keep drops the entries of upstreams that are not among servers: those no

@@ -19,15 +19,15 @@ import (
 // and returns the initialized session. ctx bounds the connection's life:
 // when it ends, a stdio server's process group is killed (closing the
 // session first lets it exit on its own, see TerminateWait). What is worth
-// telling of the upstream (a banner line it printed) goes to log; what its
-// tool lists say of tasks, to notes; the PID of a process it starts, to
-// started (when not nil).
-func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, notes *taskNotes, started func(pid int)) (*mcp.ClientSession, error) {
+// telling of the upstream (a banner line it printed) goes to log; the PID
+// of a process it starts, to started (when not nil). The connection is
+// watched by w.
+func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, w *watch, started func(pid int)) (*mcp.ClientSession, error) {
 	kind, ok := transports[s.Transport]
 	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	cs, err := client.Connect(ctx, kind.connect(ctx, s, log, notes, started), nil)
+	cs, err := client.Connect(ctx, watchedTransport{kind.connect(ctx, s, log, started), w}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}
@@ -39,13 +39,12 @@ func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger
 // there too (its read fails).
 const MaxMessageBytes = mcp.DefaultMaxEventSize
 
-// headers sends an upstream's configured headers with every request,
+// headers sends an upstream's configured headers with every request, and
 // bounds the body of each answer that is not an event stream to
-// MaxMessageBytes, and has notes read the answers to tools/list.
+// MaxMessageBytes.
 type headers struct {
-	h     map[string]string
-	base  http.RoundTripper
-	notes *taskNotes
+	h    map[string]string
+	base http.RoundTripper
 }
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -55,17 +54,12 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	list := listsTools(r)
 	resp, err := h.base.RoundTrip(r)
 	if err != nil {
 		return resp, err
 	}
-	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-	if !stream {
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
-	}
-	if list {
-		resp.Body = &noteBody{ReadCloser: resp.Body, notes: h.notes, stream: stream}
 	}
 	return resp, nil
 }
@@ -98,13 +92,13 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // all within ctx, and returns the cache entry of what it found. version
 // is folio's, given to the upstream as the client's.
 func Discover(ctx context.Context, s Server, version string) (Entry, error) {
-	notes := &taskNotes{}
-	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), notes, nil)
+	w := &watch{}
+	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), w, nil)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer cs.Close()
-	return entryOf(ctx, s, cs, notes)
+	return entryOf(ctx, s, cs, w)
 }
 
 // Refresh discovers every one of servers at once, each on a connection of
@@ -161,13 +155,13 @@ func cut(s string, n int) string {
 
 // entryOf lists the tools of s (every page, up to one more than MaxTools
 // and at most MaxEntryBytes of them) over the session cs, as a cache
-// entry; notes are what the connection's tool lists said of tasks.
+// entry: each tool's definition as it came on the wire, which w watches.
 // cachingProtocol is the first MCP version whose results carry caching
 // hints (SEP-2549).
 const cachingProtocol = "2026-07-28"
 
-func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, notes *taskNotes) (Entry, error) {
-	e := Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{}, Fetched: time.Now().UTC().Truncate(time.Second)}
+func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, w *watch) (Entry, error) {
+	e := Entry{Fingerprint: s.Fingerprint(), Tools: []json.RawMessage{}, Fetched: time.Now().UTC().Truncate(time.Second)}
 	if info := cs.InitializeResult(); info != nil {
 		e.Protocol = cut(info.ProtocolVersion, 100)
 		if info.ServerInfo != nil {
@@ -191,13 +185,18 @@ pages:
 			e.ToolsTTLMs = &ttl
 		}
 		for _, tool := range page.Tools {
-			b, _ := json.Marshal(tool)
+			b := w.definition(tool.Name)
+			if b == nil {
+				// Not read off the wire (a name given twice): as
+				// go-sdk took it.
+				b, _ = json.Marshal(tool)
+			}
 			if size += len(b); size > MaxEntryBytes {
 				// Each page is bounded (MaxMessageBytes), but not how
 				// many pages there are: what is kept is.
 				return Entry{}, fmt.Errorf("upstream %s: tools/list: its tools come to over %d bytes", s.Name, MaxEntryBytes)
 			}
-			e.Tools = append(e.Tools, tool)
+			e.Tools = append(e.Tools, b)
 			if len(e.Tools) > MaxTools {
 				// One more than are offered says there were more.
 				break pages
@@ -207,6 +206,5 @@ pages:
 			break
 		}
 	}
-	e.TaskRequired = notes.taskRequired(e.Tools)
 	return e, nil
 }

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -25,8 +26,12 @@ type Tool struct {
 	Name string
 	// Upstream is its server's name, and Original its own name there.
 	Upstream, Original string
-	// Def is the tool as the upstream advertised it, under Name.
+	// Def is the tool as the upstream advertised it, under Name; its
+	// schemas are json.RawMessage, as they came.
 	Def *mcp.Tool
+	// Raw is the upstream's definition as it came (under Original): the
+	// fields mcp.Tool has no place for are in it.
+	Raw json.RawMessage
 }
 
 // Catalog is a fixed list of upstream tools: what one session is offered
@@ -84,28 +89,30 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 		var errs []error
 		var own []string
 		defs := map[string]*mcp.Tool{}
-		for i, t := range e.Tools {
+		raws := map[string]json.RawMessage{}
+		for i, raw := range e.Tools {
 			if i == MaxTools {
 				errs = append(errs, fmt.Errorf("server %q advertises more than %d tools: only the first %d are offered", s.Name, MaxTools, MaxTools))
 				break
 			}
-			if err := checkTool(t); err != nil {
+			t, err := parseTool(raw)
+			if err != nil {
 				errs = append(errs, fmt.Errorf("server %q: %w: it is not offered", s.Name, err))
 				continue
 			}
-			if slices.Contains(e.TaskRequired, t.Name) {
+			if taskRequired(raw) {
 				errs = append(errs, fmt.Errorf("server %q: tool %s can only be called as a task (execution.taskSupport \"required\"), which folio cannot send: it is not offered", s.Name, quote(t.Name)))
 				continue
 			}
 			own = append(own, t.Name)
-			defs[t.Name] = t
+			defs[t.Name], raws[t.Name] = t, raw
 		}
 		names, nameErrs := ToolNames(s.Name, own)
 		errs = append(errs, nameErrs...)
 		for offered, original := range names {
 			def := *defs[original]
 			def.Name = offered
-			t := Tool{Name: offered, Upstream: s.Name, Original: original, Def: &def}
+			t := Tool{Name: offered, Upstream: s.Name, Original: original, Def: &def, Raw: raws[original]}
 			c.Tools = append(c.Tools, t)
 			c.byName[offered] = t
 		}
@@ -117,37 +124,45 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 	return c, problems
 }
 
-// checkTool says what keeps folio from offering an upstream's tool: a
-// definition over MaxToolBytes, or an input schema (or output schema,
-// when there is one) that is not a JSON object of type "object", as MCP
-// requires and clients check.
-func checkTool(t *mcp.Tool) error {
-	if t == nil {
-		return errors.New("a tool is null")
+// parseTool is the tool raw defines, its schemas as they came
+// (json.RawMessage), or what keeps folio from offering it: a definition
+// over MaxToolBytes or that is no JSON object, or an input schema (or
+// output schema, when there is one) that is not a JSON object of type
+// "object", as MCP requires and clients check.
+func parseTool(raw json.RawMessage) (*mcp.Tool, error) {
+	if len(raw) > MaxToolBytes {
+		var head struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(raw, &head)
+		return nil, fmt.Errorf("tool %s is defined in %d bytes, over %d", quote(head.Name), len(raw), MaxToolBytes)
 	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("tool %s: %v", quote(t.Name), err)
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, errors.New("a tool is null")
 	}
-	if len(b) > MaxToolBytes {
-		return fmt.Errorf("tool %s is defined in %d bytes, over %d", quote(t.Name), len(b), MaxToolBytes)
+	var in, out json.RawMessage
+	t := &mcp.Tool{InputSchema: &in, OutputSchema: &out}
+	if err := json.Unmarshal(raw, t); err != nil {
+		return nil, fmt.Errorf("a tool is not defined by a JSON object: %v", err)
 	}
+	t.InputSchema, t.OutputSchema = nil, nil
 	for _, sc := range []struct {
 		what   string
-		schema any
-	}{{"input schema", t.InputSchema}, {"output schema", t.OutputSchema}} {
-		if sc.schema == nil && sc.what == "output schema" {
+		schema json.RawMessage
+		to     *any
+	}{{"input schema", in, &t.InputSchema}, {"output schema", out, &t.OutputSchema}} {
+		if len(sc.schema) == 0 && sc.what == "output schema" {
 			continue
 		}
-		raw, _ := json.Marshal(sc.schema)
 		var head struct {
 			Type any `json:"type"`
 		}
-		if json.Unmarshal(raw, &head) != nil || head.Type != "object" {
-			return fmt.Errorf("tool %s: its %s is not a JSON schema of type \"object\"", quote(t.Name), sc.what)
+		if json.Unmarshal(sc.schema, &head) != nil || head.Type != "object" {
+			return nil, fmt.Errorf("tool %s: its %s is not a JSON schema of type \"object\"", quote(t.Name), sc.what)
 		}
+		*sc.to = sc.schema
 	}
-	return nil
+	return t, nil
 }
 
 // Gateway is folio's hold on its upstreams: the catalog of their tools,
@@ -290,7 +305,7 @@ func Start(ctx context.Context, servers []Server, opt Options) (*Gateway, error)
 
 // newLink is the link to s, not connected.
 func (g *Gateway) newLink(s Server) *link {
-	l := &link{server: s, fp: s.Fingerprint(), log: g.log, tasks: &taskNotes{}, timeout: g.opt.Timeout, backoff: g.opt.Backoff, backoffMax: g.opt.BackoffMax}
+	l := &link{server: s, fp: s.Fingerprint(), log: g.log, watch: &watch{progress: g.sawProgress}, timeout: g.opt.Timeout, backoff: g.opt.Backoff, backoffMax: g.opt.BackoffMax}
 	l.client = mcp.NewClient(&mcp.Implementation{Name: "folio", Version: g.opt.Version}, &mcp.ClientOptions{
 		ProgressNotificationHandler: g.forwardProgress,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -463,7 +478,7 @@ func (g *Gateway) discover(ctx context.Context, s Server) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	e, err := entryOf(ctx, s, cs, l.tasks)
+	e, err := entryOf(ctx, s, cs, l.watch)
 	if err == nil {
 		l.succeeded(cs)
 	}
@@ -545,11 +560,13 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
 	p := &mcp.CallToolParams{Name: tool.Original, Arguments: args, InputResponses: round.InputResponses, RequestState: round.RequestState}
+	var route *progressRoute
 	if isProgressToken(token) && onProgress != nil {
 		raw := make([]byte, 16)
 		rand.Read(raw)
-		mine := "folio-" + base64.RawURLEncoding.EncodeToString(raw)
-		g.progress.Store(mine, &progressRoute{from: cs, token: token, send: onProgress})
+		mine := progressPrefix + base64.RawURLEncoding.EncodeToString(raw)
+		route = &progressRoute{from: cs, token: token, send: onProgress, moved: make(chan struct{}, 1)}
+		g.progress.Store(mine, route)
 		defer g.progress.Delete(mine)
 		p.SetProgressToken(mine)
 	}
@@ -559,6 +576,9 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 	}
 	res, err := cs.CallTool(ctx, p)
 	span.End(ctx, err == nil && res != nil && res.IsError, err)
+	if route != nil {
+		route.finish(ctx)
+	}
 	if err != nil && ctx.Err() == nil {
 		if rpc := (*jsonrpc.Error)(nil); !errors.As(err, &rpc) {
 			// Not the upstream's answer: the connection failed. The
@@ -603,32 +623,64 @@ func isProgressToken(t any) bool {
 	return false
 }
 
+// progressPrefix starts the progress tokens folio gives upstreams.
+const progressPrefix = "folio-"
+
 // progressRoute is where an upstream's progress for a forwarded call goes:
 // only what comes from the connection the call went out on counts.
+//
+// go-sdk hands an upstream's notifications to a goroutine of their own,
+// in order, but the answer that follows them straight to the call: a
+// notice sent before the answer may be handled after it. So the notices
+// are counted as they are read off the wire (read), and again once handled
+// (handled); when the answer comes, the call waits until every notice
+// read before it is handled (see finish), and then passes on the last one
+// held back, so that the caller has every notice the upstream sent before
+// its answer, the last one included, and before the answer.
 type progressRoute struct {
 	from  *mcp.ClientSession
 	token any
 	send  func(*mcp.ProgressNotificationParams)
+	moved chan struct{} // a notice was handled
 
-	mu       sync.Mutex
-	last     time.Time // when a notification was last passed on
-	finished bool      // the one that says the work is done was
+	mu            sync.Mutex
+	read, handled int
+	last          time.Time // when a notification was last passed on
+	finished      bool      // the one that says the work is done was
+	held          *mcp.ProgressNotificationParams
+	closed        bool // the call has its answer: nothing more goes on
 }
 
 // Bounds on the progress passed back to a caller.
 const (
 	// progressInterval is the least time between two progress
 	// notifications of one call passed on (but the first that says the
-	// work is done).
+	// work is done, and the last before the answer).
 	progressInterval = 20 * time.Millisecond
 	// progressMessageLen bounds a progress message passed on.
 	progressMessageLen = 1000
+	// progressDrainWait bounds how long an answer waits for the
+	// notices read before it to be handled.
+	progressDrainWait = time.Second
 )
+
+// sawProgress counts a progress notification read off an upstream's wire,
+// when it is for a call in flight.
+func (g *Gateway) sawProgress(token string) {
+	if v, ok := g.progress.Load(token); ok {
+		r := v.(*progressRoute)
+		r.mu.Lock()
+		r.read++
+		r.mu.Unlock()
+	}
+}
 
 // forwardProgress passes an upstream's progress notification back to the
 // call it is about, under the caller's own token: only for a call in
 // flight, from the upstream that call went to; no more often than
-// progressInterval; its message cut to progressMessageLen.
+// progressInterval (a notice too soon is held, and passed on if it is
+// still the last when the answer comes); its message cut to
+// progressMessageLen.
 func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	token, ok := req.Params.ProgressToken.(string)
 	if !ok {
@@ -639,25 +691,62 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 		return
 	}
 	r := v.(*progressRoute)
-	if req.Session != r.from {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.handle()
+	if req.Session != r.from || r.closed {
 		return
 	}
 	p := *req.Params
-	r.mu.Lock()
-	now := time.Now()
-	done := p.Total > 0 && p.Progress >= p.Total && !r.finished
-	if !done && now.Sub(r.last) < progressInterval {
-		r.mu.Unlock()
-		return
-	}
-	r.last, r.finished = now, r.finished || done
-	r.mu.Unlock()
 	p.ProgressToken = r.token
 	p.Meta = nil
 	if m := []rune(p.Message); len(m) > progressMessageLen {
 		p.Message = string(m[:progressMessageLen]) + "…"
 	}
+	now := time.Now()
+	done := p.Total > 0 && p.Progress >= p.Total && !r.finished
+	if !done && now.Sub(r.last) < progressInterval {
+		r.held = &p
+		return
+	}
+	r.last, r.finished, r.held = now, r.finished || done, nil
 	r.send(&p)
+}
+
+// handle counts a notice handled; r.mu is held.
+func (r *progressRoute) handle() {
+	r.handled++
+	select {
+	case r.moved <- struct{}{}:
+	default:
+	}
+}
+
+// finish is called once the call has its answer: it waits until every
+// notice read before the answer is handled (at most progressDrainWait,
+// and no longer than ctx), passes on the one held back, if any, and
+// closes the route.
+func (r *progressRoute) finish(ctx context.Context) {
+	wait := time.NewTimer(progressDrainWait)
+	defer wait.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.handled < r.read {
+		r.mu.Unlock()
+		select {
+		case <-r.moved:
+			r.mu.Lock()
+			continue
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		r.mu.Lock()
+		break
+	}
+	if r.held != nil && ctx.Err() == nil {
+		r.send(r.held)
+	}
+	r.held, r.closed = nil, true
 }
 
 // Close ends the discoveries running in the background and every
@@ -719,7 +808,7 @@ func Diff(was, now *Catalog) []Change {
 		case !ok:
 			c := change(t.Upstream)
 			c.Added = append(c.Added, t.Name)
-		case !sameTool(old.Def, t.Def):
+		case !bytes.Equal(old.Raw, t.Raw):
 			c := change(t.Upstream)
 			c.Changed = append(c.Changed, t.Name)
 		}
@@ -736,11 +825,4 @@ func Diff(was, now *Catalog) []Change {
 	}
 	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Upstream, b.Upstream) })
 	return out
-}
-
-// sameTool reports whether two tool definitions are the same, as JSON.
-func sameTool(a, b *mcp.Tool) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
 }

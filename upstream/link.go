@@ -99,7 +99,7 @@ type link struct {
 	fp      string // server's fingerprint
 	client  *mcp.Client
 	log     *slog.Logger
-	tasks   *taskNotes // what its tool lists said of tasks
+	watch   *watch // what is read off its connections
 	timeout time.Duration
 	// backoff and backoffMax: see Options.
 	backoff, backoffMax time.Duration
@@ -222,7 +222,7 @@ func (l *link) session(ctx context.Context, forCall bool) (*mcp.ClientSession, e
 	life, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(l.timeout, cancel)
 	given := context.AfterFunc(ctx, cancel)
-	cs, err := connect(life, l.server, l.client, l.log, l.tasks, func(pid int) {
+	cs, err := connect(life, l.server, l.client, l.log, l.watch, func(pid int) {
 		l.mu.Lock()
 		l.pid = pid
 		l.mu.Unlock()

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,10 +25,9 @@ const TerminateWait = 300 * time.Millisecond
 // and stdout. A line on stdout that is not a JSON-RPC message (a banner
 // some servers print first) is skipped, the first one logged.
 type stdioTransport struct {
-	cmd   *exec.Cmd
-	name  string
-	log   *slog.Logger
-	notes *taskNotes
+	cmd  *exec.Cmd
+	name string
+	log  *slog.Logger
 	// started, when not nil, is told the PID of the process.
 	started func(pid int)
 }
@@ -60,11 +58,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	lines := &jsonLines{r: bufio.NewReaderSize(stdout, 64<<10), stdout: stdout, skipped: func(line []byte) {
 		t.log.Warn("upstream wrote a line that is not JSON-RPC: skipped (and any more like it)", "upstream", t.name, "line", string(line[:min(len(line), 200)]))
 	}}
-	conn, err := (&mcp.IOTransport{Reader: lines, Writer: p}).Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &noteTasks{Connection: conn, notes: t.notes, lists: map[jsonrpc.ID]bool{}}, nil
+	return (&mcp.IOTransport{Reader: lines, Writer: p}).Connect(ctx)
 }
 
 // killGroup kills the process group cmd leads.

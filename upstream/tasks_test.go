@@ -90,8 +90,8 @@ func TestTaskRequiredOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(e.Tools) != 3 || !slices.Equal(e.TaskRequired, []string{"research"}) {
-				t.Fatalf("%d tools, task required %v", len(e.Tools), e.TaskRequired)
+			if len(e.Tools) != 3 {
+				t.Fatalf("%d tools", len(e.Tools))
 			}
 			c, problems := newCatalog([]Server{{Name: "up"}}, map[string]Entry{"up": e})
 			var names []string
@@ -101,30 +101,40 @@ func TestTaskRequiredOverHTTP(t *testing.T) {
 			if !slices.Equal(names, []string{"up__maybe", "up__plain"}) || len(problems["up"]) != 1 || !strings.Contains(problems["up"][0].Error(), "research") {
 				t.Errorf("offered %v; problems %v", names, problems)
 			}
+			if maybe, _ := c.Lookup("up__maybe"); !strings.Contains(string(maybe.Raw), `"execution":{"taskSupport":"optional"}`) {
+				t.Errorf("up__maybe is kept as %s", maybe.Raw)
+			}
 		})
 	}
 }
 
-// TestTaskNotes: a tool that can no longer only be called as a task is
-// noted so, even when the list that says so speaks of no tasks.
-func TestTaskNotes(t *testing.T) {
-	n := &taskNotes{}
-	n.seeResult([]byte(taskTools))
-	n.seeMessage([]byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"other","execution":{"taskSupport":"required"}}]}}`))
-	got := n.taskRequired(toolsNamed("plain", "research", "other"))
-	if !slices.Equal(got, []string{"research", "other"}) {
-		t.Fatalf("task required %v", got)
+// TestWatchTools: the definitions of a tools/list answer are kept as
+// they came, every field in its order (compact), those of the latest
+// answer only, each given once.
+func TestWatchTools(t *testing.T) {
+	w := &watch{}
+	w.sawTools([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","required":["z"],"properties":{"z":{}}},"execution":{"taskSupport":"forbidden"},"x-new":[1, 2],"description":"a<b & c"},{"name":"b"}]}`))
+	if got := string(w.definition("a")); got != `{"name":"a","inputSchema":{"type":"object","required":["z"],"properties":{"z":{}}},"execution":{"taskSupport":"forbidden"},"x-new":[1,2],"description":"a<b & c"}` {
+		t.Errorf("a: %s", got)
 	}
-	n.seeResult([]byte(`{"tools":[{"name":"research","inputSchema":{"type":"object"}}]}`))
-	if got := n.taskRequired(toolsNamed("research", "other")); !slices.Equal(got, []string{"other"}) {
-		t.Fatalf("task required %v", got)
+	if w.definition("a") != nil {
+		t.Error("a was given twice")
+	}
+	w.sawTools([]byte(`{"tools":[{"name":"c"}]}`))
+	if w.definition("b") != nil || string(w.definition("c")) != `{"name":"c"}` {
+		t.Error("the definitions of an earlier answer were kept")
+	}
+	if !taskRequired([]byte(`{"name":"r","execution":{"taskSupport":"required"}}`)) || taskRequired([]byte(`{"name":"o","execution":{"taskSupport":"optional"}}`)) {
+		t.Error("taskRequired")
 	}
 }
 
-func toolsNamed(names ...string) []*mcp.Tool {
-	var tools []*mcp.Tool
-	for _, n := range names {
-		tools = append(tools, &mcp.Tool{Name: n})
+// defs are the definitions of tools as go-sdk writes them.
+func defs(tools ...*mcp.Tool) []json.RawMessage {
+	var out []json.RawMessage
+	for _, t := range tools {
+		b, _ := json.Marshal(t)
+		out = append(out, b)
 	}
-	return tools
+	return out
 }

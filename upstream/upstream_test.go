@@ -186,7 +186,7 @@ func TestCache(t *testing.T) {
 	}
 	s := Server{Name: "a", Transport: Stdio, Command: "x"}
 	err = UpdateCache(path, func(c *Cache) {
-		c.Upstreams["a"] = Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{{Name: "t"}}}
+		c.Upstreams["a"] = Entry{Fingerprint: s.Fingerprint(), Tools: []json.RawMessage{json.RawMessage(`{"name":"t","description":"<b> & é","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}`)}}
 		c.Upstreams["gone"] = Entry{Fingerprint: "f"}
 	})
 	if err != nil {
@@ -196,7 +196,7 @@ func TestCache(t *testing.T) {
 		t.Fatalf("cache file: %v %v", info, err)
 	}
 	c, err = ReadCache(path)
-	if e, ok := c.Lookup(s); err != nil || !ok || e.Tools[0].Name != "t" {
+	if e, ok := c.Lookup(s); err != nil || !ok || string(e.Tools[0]) != `{"name":"t","description":"<b> & é","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}` {
 		t.Fatalf("lookup: %v %v %v", e, ok, err)
 	}
 	edited := s
@@ -245,7 +245,7 @@ func TestDiscover(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		if len(e.Tools) != 2 || e.Tools[0].Name != "alpha" || e.Server != "fakemcp" || e.Version != "2.1.0" || e.Fingerprint != s.Fingerprint() || e.Fetched.IsZero() {
+		if len(e.Tools) != 2 || !strings.Contains(string(e.Tools[0]), `"name":"alpha"`) || e.Server != "fakemcp" || e.Version != "2.1.0" || e.Fingerprint != s.Fingerprint() || e.Fetched.IsZero() {
 			t.Errorf("%s: %+v", s.Name, e)
 		}
 	}
@@ -266,12 +266,12 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 	gh, other := Server{Name: "gh", Transport: Stdio, Command: "no-such-server-x"}, Server{Name: "other", Transport: Stdio, Command: "no-such-server-y"}
 	object := json.RawMessage(`{"type":"object"}`)
 	UpdateCache(path, func(c *Cache) {
-		c.Upstreams["gh"] = Entry{Fingerprint: gh.Fingerprint(), Tools: []*mcp.Tool{
-			{Name: "a/b", InputSchema: object}, {Name: "a b", InputSchema: object}, {Name: "ok", InputSchema: object},
-			{Name: strings.Repeat("n", 70), InputSchema: object}, {Name: "text", InputSchema: "a string"}, {Name: "untyped", InputSchema: json.RawMessage(`{}`)},
-			{Name: "out", InputSchema: object, OutputSchema: json.RawMessage(`[1]`)}, nil,
-		}}
-		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: []*mcp.Tool{{Name: "t", InputSchema: object}}}
+		c.Upstreams["gh"] = Entry{Fingerprint: gh.Fingerprint(), Tools: defs(
+			&mcp.Tool{Name: "a/b", InputSchema: object}, &mcp.Tool{Name: "a b", InputSchema: object}, &mcp.Tool{Name: "ok", InputSchema: object},
+			&mcp.Tool{Name: strings.Repeat("n", 70), InputSchema: object}, &mcp.Tool{Name: "text", InputSchema: "a string"}, &mcp.Tool{Name: "untyped", InputSchema: json.RawMessage(`{}`)},
+			&mcp.Tool{Name: "out", InputSchema: object, OutputSchema: json.RawMessage(`[1]`)}, nil,
+		)}
+		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: defs(&mcp.Tool{Name: "t", InputSchema: object})}
 	})
 	var logged strings.Builder
 	var mu sync.Mutex
@@ -374,7 +374,7 @@ func TestCatalogBounds(t *testing.T) {
 	}
 	tools[0].Description = strings.Repeat("d", MaxToolBytes)
 	s := Server{Name: "many"}
-	c, problems := newCatalog([]Server{s}, map[string]Entry{"many": {Tools: tools}})
+	c, problems := newCatalog([]Server{s}, map[string]Entry{"many": {Tools: defs(tools...)}})
 	if len(c.Tools) != MaxTools-1 || len(problems["many"]) != 2 ||
 		!strings.Contains(problems["many"][1].Error(), "more than 1000 tools") || !strings.Contains(problems["many"][0].Error(), `tool "t0" is defined in`) {
 		t.Errorf("%d tools offered; problems %v", len(c.Tools), problems)

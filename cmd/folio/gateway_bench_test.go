@@ -52,7 +52,7 @@ func BenchmarkGatewayStart(b *testing.B) {
 	upstream.UpdateCache(cache, func(c *upstream.Cache) {
 		for _, s := range servers {
 			if s.Name == "dead" {
-				c.Upstreams["dead"] = upstream.Entry{Fingerprint: s.Fingerprint(), Tools: []*mcp.Tool{{Name: "ghost", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+				c.Upstreams["dead"] = upstream.Entry{Fingerprint: s.Fingerprint(), Tools: []json.RawMessage{json.RawMessage(`{"name":"ghost","inputSchema":{"type":"object"}}`)}}
 			}
 		}
 	})

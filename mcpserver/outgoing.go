@@ -1,0 +1,175 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
+	"github.com/folio-mcp/folio/upstream"
+)
+
+// Two things an answer must carry are beyond go-sdk v1.8's types, which
+// every stage works with:
+//
+//   - In the 2026-07-28 era every result has a resultType. go-sdk sets it
+//     on the results of the handlers it calls itself, in a field only its
+//     own code can write; a result a stage makes (an upstream's answer, a
+//     folded one, a tool error, call_tool's) has none, and clients such as
+//     the AI SDK refuse it.
+//   - An upstream tool is offered with every field of its definition as the
+//     upstream gave it (execution, say, or any later field), which
+//     mcp.Tool has no place for.
+//
+// outgoing writes both into the answer as it leaves.
+
+// outgoing gives a 2026-07-28 request's call, prompt and resource results
+// their resultType, and a tools/list answer its upstream tools' own
+// definitions (see offered).
+func (s *Server) outgoing(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || res == nil {
+			return res, err
+		}
+		if list, ok := res.(*mcp.ListToolsResult); ok {
+			return s.toolList(list), nil
+		}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); !ok || !sessionlessEra(ss) {
+			return res, nil
+		}
+		switch r := res.(type) {
+		case *mcp.CallToolResult:
+			return withResultType(r), nil
+		case *mcp.GetPromptResult:
+			return withResultType(r), nil
+		case *mcp.ReadResourceResult:
+			return withResultType(r), nil
+		}
+		return res, nil
+	}
+}
+
+// withResultType is res with its resultType set: "input_required" when it
+// asks the client for input, else "complete". go-sdk reads the field when
+// it decodes a result, and nowhere else can it be set from outside: so a
+// result decoded from {"resultType":…} alone takes the rest of res.
+func withResultType[R any, P interface {
+	*R
+	NeedsInput() bool
+}](res P) P {
+	kind := `{"resultType":"complete"}`
+	if res.NeedsInput() {
+		kind = `{"resultType":"input_required"}`
+	}
+	out := P(new(R))
+	if err := json.Unmarshal([]byte(kind), out); err != nil {
+		return res
+	}
+	to, from := reflect.ValueOf(out).Elem(), reflect.ValueOf(res).Elem()
+	for i := range to.NumField() {
+		if to.Type().Field(i).IsExported() {
+			to.Field(i).Set(from.Field(i))
+		}
+	}
+	return out
+}
+
+// offered is an upstream tool as folio offers it: as advertised (see
+// advertised), and as it goes out, JSON: the upstream's definition, every
+// field as it came and in its order, but for the name folio offers it by
+// and the schemas as advertised (which differ from the upstream's by
+// folio's additions: the X_uri arguments that take references, and the
+// folded form its output schema admits).
+func (s *Server) offered(t upstream.Tool) (*mcp.Tool, json.RawMessage) {
+	ad := s.advertised(t.Def)
+	if v, ok := s.definitions.Load(ad); ok {
+		return ad, v.(json.RawMessage)
+	}
+	def := definition(t.Raw, ad)
+	v, _ := s.definitions.LoadOrStore(ad, def)
+	return ad, v.(json.RawMessage)
+}
+
+// definition is raw, a tool's definition (compact JSON), with its name and
+// schemas those of ad; ad as JSON when raw is no object.
+func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
+	members, err := jsonvalue.Elements(raw)
+	if len(raw) == 0 || raw[0] != '{' || err != nil {
+		b, _ := json.Marshal(ad)
+		return b
+	}
+	out := []byte{'{'}
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		key, _ := json.Marshal(m.Key)
+		out = append(append(out, key...), ':')
+		var v any
+		switch m.Key {
+		case "name":
+			v = ad.Name
+		case "inputSchema":
+			v = ad.InputSchema
+		case "outputSchema":
+			v = ad.OutputSchema
+		default:
+			out = append(out, raw[m.Start:m.End]...)
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = raw[m.Start:m.End]
+		}
+		out = append(out, b...)
+	}
+	return append(out, '}')
+}
+
+// toolList is list, with the upstream tools among its tools written as
+// offered gives them; list itself when there are none.
+func (s *Server) toolList(list *mcp.ListToolsResult) mcp.Result {
+	var defs map[*mcp.Tool]json.RawMessage
+	for _, t := range list.Tools {
+		if v, ok := s.definitions.Load(t); ok {
+			if defs == nil {
+				defs = map[*mcp.Tool]json.RawMessage{}
+			}
+			defs[t] = v.(json.RawMessage)
+		}
+	}
+	if defs == nil {
+		return list
+	}
+	return &toolListResult{ListToolsResult: list, defs: defs}
+}
+
+// toolListResult is a tools/list answer some of whose tools go out as the
+// JSON defs holds for them.
+type toolListResult struct {
+	*mcp.ListToolsResult
+	defs map[*mcp.Tool]json.RawMessage
+}
+
+func (l *toolListResult) MarshalJSON() ([]byte, error) {
+	type plain mcp.ListToolsResult // its fields, without this method
+	tools := make([]json.RawMessage, len(l.Tools))
+	for i, t := range l.Tools {
+		if def, ok := l.defs[t]; ok {
+			tools[i] = def
+			continue
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		tools[i] = b
+	}
+	return json.Marshal(struct {
+		*plain
+		Tools []json.RawMessage `json:"tools"`
+	}{(*plain)(l.ListToolsResult), tools})
+}
