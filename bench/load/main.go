@@ -139,7 +139,10 @@ func main() {
 	for _, e := range errs[:min(len(errs), 5)] {
 		fmt.Println("  error:", e)
 	}
-	if len(errs) > 0 || over > 0 {
+	if reads == 0 {
+		fmt.Println("no file was read")
+	}
+	if len(errs) > 0 || over > 0 || reads == 0 {
 		os.Exit(1)
 	}
 }
@@ -163,11 +166,11 @@ func corpus(root string) []file {
 		}
 		files = append(files, file{name, text})
 	}
-	root, err := mcptest.GoRoot()
+	goroot, err := mcptest.GoRoot()
 	if err != nil {
 		log.Fatal(err)
 	}
-	src := filepath.Join(root, "src", "net", "http")
+	src := filepath.Join(goroot, "src", "net", "http")
 	entries, _ := os.ReadDir(src)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
@@ -189,17 +192,20 @@ func corpus(root string) []file {
 	return files
 }
 
-// listening reads the server's log until it says where it listens.
+// listening reads the server's log until it says where it listens; if
+// the server ends first, it stops with what the server logged.
 func listening(r io.Reader) string {
 	addr := regexp.MustCompile(`endpoint=(http://\S+)`)
+	var logged []string
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if m := addr.FindStringSubmatch(sc.Text()); m != nil {
 			go io.Copy(io.Discard, r)
 			return m[1]
 		}
+		logged = append(logged, sc.Text())
 	}
-	log.Fatal("folio serve exited before listening")
+	log.Fatalf("folio serve exited before listening:\n%s", strings.Join(logged, "\n"))
 	return ""
 }
 
