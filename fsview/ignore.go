@@ -85,6 +85,30 @@ func (v *FS) IgnoredBy(abs string, isDir bool) (Skip, bool) {
 	return by, ignored
 }
 
+// ignoredTarget is the rule that excludes the file a symlink found in a
+// walk of the directory start leads to, or a directory above that file,
+// or nil: as a walk of its root would skip it, or, when it lies inside
+// start, as the walk of start does (start and what is above it are walked
+// whether ignored or not).
+func (v *FS) ignoredTarget(start, f File) *ignorePattern {
+	parts := split(f.resolved)
+	if v.opt.NoIgnore || len(parts) == 0 {
+		return nil
+	}
+	from := 0 // the first component judged
+	if start.resolved != "." && inside(start.resolved, f.resolved) {
+		from = len(split(start.resolved))
+	}
+	var by *ignorePattern
+	v.descend(f.root, parts[:len(parts)-1], func(i int, rules ignoreRules) bool {
+		if i >= from {
+			by = rules.ignoredBy(path.Join(parts[:i+1]...), i < len(parts)-1)
+		}
+		return by != nil
+	})
+	return by
+}
+
 // rulesAbove gathers the rules that apply inside the directory d from the
 // directories above it in its root, d's own excluded.
 func (v *FS) rulesAbove(d File) ignoreRules {

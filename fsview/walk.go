@@ -16,9 +16,11 @@ import (
 // name as Resolve takes it), in lexical order, with its File or with the
 // error that hides it (ErrNotFound for a denied name or a symlink that
 // leads out). Denied directories are not entered, and symlinks to
-// directories are not followed. What the ignore files exclude is skipped
-// (see Options.NoIgnore) and given to skipped, when not nil; dir itself is
-// walked, ignored or not. An error from fn stops the walk.
+// directories are not followed; a symlink to a file is given under its own
+// name. What the ignore files exclude is skipped (see Options.NoIgnore)
+// and given to skipped, when not nil, and so is a symlink to a file they
+// exclude; dir itself is walked, ignored or not. An error from fn stops
+// the walk.
 func (v *FS) Walk(ctx context.Context, dir string, skipped func(Skip), fn func(File, error) error) error {
 	d, err := v.Resolve(dir)
 	if err != nil {
@@ -36,6 +38,20 @@ type Entry struct {
 	File
 	dir  *dirHandle // its directory, or nil: opened by its resolved path
 	name string     // its name in dir
+	// target is the file a symlink leads to, by its own name (zero
+	// when the entry is no symlink); inside: the walk finds it by that
+	// name too.
+	target File
+	inside bool
+}
+
+// Target is, for an entry reached through a symlink, the file the symlink
+// leads to, named as the walk names what it finds by its own name, and
+// whether the walk finds the file by that name too: the name lies inside
+// the directory walked and the policy shows it (keep may still reject it).
+// For an entry that is no symlink it is the zero File and false.
+func (e *Entry) Target() (File, bool) {
+	return e.target, e.inside
 }
 
 // Drop lets go of an entry that will not be read; a second call, or one
@@ -95,10 +111,13 @@ func (h *dirHandle) release() {
 // which fn must read or drop. An entry is opened from the descriptor of
 // its directory, which the walk opened from the root one component at a
 // time when it entered it, without following a symlink, and it must be
-// the file the walk judged (the same device and inode); a file reached
-// through a symlink is opened by its resolved path. So every file read
-// was inside its root when the walk entered its directory, and a symlink
-// swapped in since leads nowhere.
+// the file the walk judged (the same device and inode). A symlink to a
+// file is given as Walk gives it, under its own name (see Target), and
+// opened by the path it resolved to, one component at a time from the
+// root without following a symlink, and again it must be the file the
+// walk judged. So every file read was inside its root when the walk
+// entered its directory or resolved the symlink, and a symlink swapped in
+// since leads nowhere.
 func (v *FS) WalkFiles(ctx context.Context, dir string, skipped func(Skip), keep func(File) bool, fn func(*Entry, error) error) error {
 	byPath := func(f File, err error) error {
 		if err != nil {
@@ -117,8 +136,36 @@ func (v *FS) WalkFiles(ctx context.Context, dir string, skipped func(Skip), keep
 		return byPath(v.Regular(dir))
 	}
 	return v.walk(ctx, d, walkOptions{skipped: skipped, keep: keep, entry: func(f File, dir *dirHandle, name string) error {
+		if dir == nil {
+			t, inside := v.walkedAs(d, f)
+			return fn(&Entry{File: f, target: t, inside: inside}, nil)
+		}
 		return fn(&Entry{File: f, dir: dir.hold(), name: name}, nil)
 	}}, byPath)
+}
+
+// walkedAs is the file the symlink f, found in a walk of the directory d,
+// leads to, named as that walk names what it finds by its own name; and
+// whether the walk finds it by that name: inside d, and shown by the
+// policy (f was resolved, so the file is no symlink and not ignored).
+func (v *FS) walkedAs(d, f File) (File, bool) {
+	if !inside(d.resolved, f.resolved) {
+		return f.root.file(f.resolved, f.resolved, f.info), false
+	}
+	rel := f.resolved
+	if d.resolved != "." {
+		rel = strings.TrimPrefix(rel, d.resolved+"/")
+	}
+	if d.Rel != "." {
+		rel = d.Rel + "/" + rel
+	}
+	return f.root.file(rel, f.resolved, f.info), v.visible(rel, f.resolved, false)
+}
+
+// inside reports whether the resolved path p lies inside the resolved
+// directory dir.
+func inside(dir, p string) bool {
+	return dir == "." || strings.HasPrefix(p, dir+"/")
 }
 
 // ListOptions shape a List.
@@ -139,8 +186,8 @@ type ListOptions struct {
 // component, each directory before what it holds. Hidden names are skipped
 // without a word; symlinks to directories are not followed. An error from
 // fn stops the listing and is returned. What the ignore files exclude is
-// skipped too (and told to opt.Skipped); d itself is listed, ignored or
-// not.
+// skipped too (and told to opt.Skipped), and so is a symlink to a file
+// they exclude; d itself is listed, ignored or not.
 func (v *FS) List(ctx context.Context, d File, opt ListOptions, fn func(File) error) error {
 	if !d.IsDir() {
 		return fmt.Errorf("%w: %s is not a directory", ErrInvalidPath, d.URI)
@@ -159,14 +206,17 @@ type walkOptions struct {
 	after    string     // skip what comes before and at this Rel
 	skipped  func(Skip) // told what the ignore files exclude
 	// keep, when set, passes over the regular files it rejects: they
-	// are given neither to fn nor to openAt.
+	// are given neither to fn nor to entry.
 	keep func(File) bool
-	// entry, when set, is given each regular file that is no symlink
-	// instead of fn, with its directory and its name there.
+	// entry, when set, is given each regular file instead of fn: with
+	// its directory and its name there, or with a nil directory when
+	// the name is a symlink.
 	entry func(f File, dir *dirHandle, name string) error
+	start File // the directory walked
 }
 
 func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
+	o.start = d
 	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, v.rulesAbove(d), o, fn)
 }
 
@@ -216,8 +266,13 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 		}
 		abs := prefix + "/" + name
 		f, err := v.entry(d, dir, name, rel, abs)
+		link := err == nil && f.resolved != path.Join(d.resolved, name)
 		if err == nil {
-			if by := rules.ignoredBy(path.Join(d.resolved, name), f.IsDir()); by != nil {
+			by := rules.ignoredBy(path.Join(d.resolved, name), f.IsDir())
+			if by == nil && link && !f.IsDir() {
+				by = v.ignoredTarget(o.start, f)
+			}
+			if by != nil {
 				if o.skipped != nil && report {
 					o.skipped(by.skip(rel, f.IsDir()))
 				}
@@ -230,7 +285,7 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 				return err
 			}
 		case f.IsDir():
-			if f.resolved != path.Join(d.resolved, name) {
+			if link {
 				continue // a symlink to a directory
 			}
 			if o.dirs && report {
@@ -249,9 +304,12 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 			if o.keep != nil && !o.keep(f) {
 				continue
 			}
-			if o.entry != nil {
+			switch {
+			case o.entry != nil && link:
+				err = o.entry(f, nil, name)
+			case o.entry != nil:
 				err = o.entry(f, handle, name)
-			} else {
+			default:
 				err = fn(f, nil)
 			}
 			if err != nil {

@@ -243,9 +243,13 @@ func (g *Searcher) mayHold(chunk []byte, scratch *[]byte) bool {
 
 // Search searches the file or the directory path (a name as fsview's
 // Resolve takes it); glob (see fsview.Glob) narrows a directory's files. Files that are not text or are over
-// the size cap are skipped in a directory, and an error when named. At the
-// match limit, the byte limit or the time budget the search stops and
-// answers what it found, truncated, with a note that says why.
+// the size cap are skipped in a directory, and an error when named. In a
+// directory, a symlink to a file is searched as that file (one that leads
+// out of the roots, or to a denied or ignored file, is not), and each file
+// once: by its own name when the search finds it by that name, else under
+// the first symlink to it. At the match limit, the byte limit or the time
+// budget the search stops and answers what it found, truncated, with a
+// note that says why.
 func (g *Searcher) Search(ctx context.Context, fs *fsview.FS, path, glob string) (Result, error) {
 	var narrow *fsview.Glob
 	if glob != "" {
@@ -330,9 +334,14 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 			matched++
 			return true
 		}
+		linked := map[string]bool{} // the files symlinks led to, by URI
 		walked <- fs.WalkFiles(ctx, dir.Path, skipped.Add, keep, func(f *fsview.Entry, err error) error {
 			if err != nil {
 				return nil // hidden: denied, or a symlink that leads out
+			}
+			if !searchedFirst(f, dir, glob, linked) {
+				f.Drop()
+				return nil
 			}
 			j := &fileJob{f: f, done: make(chan struct{})}
 			select {
@@ -389,6 +398,25 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 		out.Note = skipped.Note("were not searched", "name one as path to search it")
 	}
 	return nil
+}
+
+// searchedFirst reports whether a tree search of dir, narrowed by glob,
+// searches the entry e: a file is searched once per search, by its own
+// name when the search finds it by that name, else under the first
+// symlink to it (in walk order). linked holds the files symlinks led to
+// so far.
+func searchedFirst(e *fsview.Entry, dir fsview.File, glob *fsview.Glob, linked map[string]bool) bool {
+	t, walked := e.Target()
+	switch {
+	case t.URI == "":
+		return true // no symlink
+	case walked && (glob == nil || glob.Match(t.RelTo(dir))):
+		return false // searched by its own name
+	case linked[t.URI]:
+		return false
+	}
+	linked[t.URI] = true
+	return true
 }
 
 // fileHits is what one file gave: its lines, each with the number (from 1)

@@ -144,3 +144,89 @@ func isASCII(b []byte) bool {
 	}
 	return true
 }
+
+// TestSearchSymlinks: a tree search searches a symlink to a file inside
+// the root as that file, once per file: by the file's own name when the
+// search finds it by that name (the glob let it through), else under the
+// first symlink to it in walk order. Symlinks out of the root, to a denied
+// file or to an ignored one are not searched.
+func TestSearchSymlinks(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	for name, content := range map[string]string{
+		"root/AGENTS.md":     "needle in agents\n",
+		"root/docs/notes.md": "needle in notes\n",
+		"root/gen/out.md":    "needle generated\n",
+		"root/.gitignore":    "gen/\n",
+		"root/.env":          "needle=secret\n",
+		"outside/secret.md":  "needle outside\n",
+	} {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{
+		"CLAUDE.md":                       "AGENTS.md",
+		".github/copilot-instructions.md": "../AGENTS.md", // before AGENTS.md in walk order
+		"docs/also.md":                    "../AGENTS.md",
+		"docs/readme.md":                  "../AGENTS.md",
+		"docs/again.md":                   "notes.md",
+		"latest.md":                       "gen/out.md",
+		"gen/current.md":                  "out.md",
+		"to-env":                          ".env",
+		"out.md":                          "../outside/secret.md",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := fsview.Open([]string{root}, fsview.Options{Deny: fsview.DefaultDeny()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	g, e := newSearcher(Options{Pattern: "needle", MaxMatches: DefaultMaxMatches})
+	if e != nil {
+		t.Fatal(e)
+	}
+	for _, tc := range []struct {
+		path, glob string
+		want       string // path:line of each match
+		searched   int
+	}{
+		{".", "", "AGENTS.md:1 docs/notes.md:1", 3},
+		{".", "*.md", "AGENTS.md:1 docs/notes.md:1", 2},
+		// CLAUDE.md is searched when the glob leaves its file out.
+		{".", "CLAUDE.md", "CLAUDE.md:1", 1},
+		{".", "{CLAUDE,GEMINI}.md", "CLAUDE.md:1", 1},
+		{".", ".github/*", ".github/copilot-instructions.md:1", 1},
+		// AGENTS.md is outside docs: searched under the first symlink.
+		{"docs", "", "docs/also.md:1 docs/notes.md:1", 2},
+		{"docs", "readme.md", "docs/readme.md:1", 1},
+		{"docs", "again.md", "docs/again.md:1", 1},
+		// An ignored directory named is searched, its symlinks as its files.
+		{"gen", "", "gen/out.md:1", 1},
+		{"CLAUDE.md", "", "CLAUDE.md:1", 1},
+	} {
+		t.Run(tc.path+" "+tc.glob, func(t *testing.T) {
+			res, err := g.Search(context.Background(), fs, tc.path, tc.glob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range res.Matches {
+				got = append(got, fmt.Sprintf("%s:%d", l.Path, l.Line))
+			}
+			if strings.Join(got, " ") != tc.want || res.FilesSearched != tc.searched {
+				t.Errorf("matches %q in %d files, want %q in %d", got, res.FilesSearched, tc.want, tc.searched)
+			}
+		})
+	}
+}
