@@ -57,7 +57,7 @@ func readChunks(c *cli.Context, o readOptions) error {
 		}
 		return werr
 	}
-	err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: o.counter, MaxTokens: *o.args.MaxTokens, Tight: o.tight, MaxBytes: o.maxFileBytes, Name: name}, write)
+	err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: o.counter, MaxTokens: *o.args.MaxTokens, Tight: o.tight, MaxBytes: streamCap(c), Name: name}, write)
 	if ferr := out.Flush(); err == nil || errors.Is(err, errStop) {
 		err = ferr
 	}

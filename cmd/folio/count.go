@@ -26,8 +26,15 @@ func countCommand() *cli.Command {
 --truncate N: printed up to its longest prefix of at most N tokens, cut where
 a person would (as read --format raw cuts chunks; --tight as late as N allows);
 --tokens: printed as its token ids, one per line; --decode: read as token ids
-(whitespace between them) and printed as the text they stand for.`,
-		Flags: []cli.Flag{tokenizerFlag(), maxFileBytesFlag(),
+(whitespace between them) and printed as the text they stand for.
+
+A file is held whole to be counted, under --max-file-bytes; - (standard input)
+is counted as it is read, a few windows held at a time, and so is --truncate:
+no size cap applies to them unless --max-file-bytes is given.
+
+Flags go before or after the PATHs; -- ends them (folio count -- -notes.md).`,
+		Flags: []cli.Flag{tokenizerFlag(),
+			maxFileBytesFlag("refuse a file larger than this (a count holds it whole), and standard input as large with --tokens or --decode (0: no cap); - counted, and --truncate, stream, with no cap unless this is given"),
 			&cli.IntFlag{Name: "truncate", Usage: "print the longest prefix of at most N tokens"},
 			&cli.BoolFlag{Name: "tight", Usage: "--truncate: cut as late as N allows, not where a person would"},
 			&cli.BoolFlag{Name: "tokens", Usage: "print the token ids, one per line"},
@@ -82,7 +89,7 @@ a person would (as read --format raw cuts chunks; --tight as late as N allows);
 // streamed: memory holds a window of it, not all of it.
 func countOf(c *cli.Context, fs *fsview.FS, arg string, counter pager.Counter) (int, error) {
 	if arg == fsview.StdinName {
-		return reader.Count(c.Context, c.App.Reader, counter, c.Int64("max-file-bytes"), "standard input")
+		return reader.Count(c.Context, c.App.Reader, counter, streamCap(c), "standard input")
 	}
 	text, err := countText(c.Context, c, fs, arg)
 	if err != nil {
@@ -142,7 +149,7 @@ func countAs(c *cli.Context, mode string, counter pager.Counter) error {
 			return err
 		}
 		defer src.Close()
-		err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: counter, MaxTokens: c.Int("truncate"), Tight: c.Bool("tight"), Name: name}, func(chunk []byte, _ int) error {
+		err = reader.Chunks(c.Context, src, reader.ChunkRequest{Counter: counter, MaxTokens: c.Int("truncate"), Tight: c.Bool("tight"), MaxBytes: streamCap(c), Name: name}, func(chunk []byte, _ int) error {
 			out.Write(chunk)
 			return errStop
 		})

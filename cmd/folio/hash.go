@@ -19,7 +19,7 @@ func hashCommand() *cli.Command {
 		ArgsUsage: "PATH… (- for standard input)",
 		Description: `Prints "VERSION  PATH" per file. VERSION is the first 32 hex digits of the
 file's BLAKE3 hash: check it with b3sum PATH | cut -c1-32. - hashes standard
-input, streamed, whatever it holds.`,
+input, streamed, whatever it holds. -- ends the flags (folio hash -- -notes.md).`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fail(c, false, usageError(c, "hash takes at least one PATH"))

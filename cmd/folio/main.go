@@ -12,8 +12,9 @@
 //	folio hash PATH…
 //	folio version
 //
-// Run "folio help COMMAND" for every flag; every flag can also be set with
-// the FOLIO_* environment variable its help names.
+// Flags go before or after the PATHs; "--" ends them, so that a PATH may
+// start with '-'. Run "folio help COMMAND" for every flag; every flag can
+// also be set with the FOLIO_* environment variable its help names.
 package main
 
 import (
@@ -21,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -51,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Exit codes are ours: never let the library exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
-	err := app.Run(args)
+	err := app.Run(flagsFirst(app.Commands, args))
 	if err == nil {
 		return 0
 	}
@@ -62,4 +65,76 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Flag and usage errors.
 	fmt.Fprintf(stderr, "folio: %v\n", err)
 	return exitInvalidArgument
+}
+
+// flagsFirst is the command line as people type it, made into one the
+// flag parser takes (it stops at the first argument that is no flag):
+// the flags of the command named (and of its subcommand, when it has
+// them) are moved before its other arguments, which follow a "--", so
+// that flags may come before and after PATHs alike. A flag that takes a
+// value takes the argument after it, unless written --flag=value; a
+// boolean flag takes none. "--" ends the flags: every argument after it
+// is a PATH, even one that starts with '-'. "-" alone is a PATH
+// (standard input). With -h or --help among the flags, the PATHs are
+// left out: the command's help is printed, as it is without them. A
+// command line that names no command, or a command with subcommands but
+// not one of them, is left as it is.
+func flagsFirst(commands []*cli.Command, args []string) []string {
+	var cmd *cli.Command
+	i := 1
+	for ; i < len(args); i++ {
+		j := slices.IndexFunc(commands, func(c *cli.Command) bool { return c.HasName(args[i]) })
+		if j < 0 {
+			break
+		}
+		cmd, commands = commands[j], commands[j].Subcommands
+		if len(commands) == 0 {
+			i++
+			break
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	out := slices.Clip(args[:i])
+	var paths []string
+	help := false
+	for rest := args[i:]; len(rest) > 0; rest = rest[1:] {
+		arg := rest[0]
+		switch {
+		case arg == "--":
+			paths = append(paths, rest[1:]...)
+			rest = rest[:1]
+		case arg == "-" || !strings.HasPrefix(arg, "-"):
+			paths = append(paths, arg)
+		default:
+			out = append(out, arg)
+			name := strings.TrimLeft(arg, "-")
+			help = help || slices.Contains(cli.HelpFlag.Names(), name)
+			if strings.Contains(name, "=") || !takesValue(cmd.Flags, name) {
+				break
+			}
+			if len(rest) == 1 {
+				return out // its value is missing: the parser says so
+			}
+			out = append(out, rest[1])
+			rest = rest[1:]
+		}
+	}
+	if help {
+		return out // the command's help, whatever PATHs are named
+	}
+	return append(append(out, "--"), paths...)
+}
+
+// takesValue reports whether the flag of that name (or alias) takes a
+// value; an unknown flag is left for the parser to refuse.
+func takesValue(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			v, ok := f.(cli.DocGenerationFlag)
+			return ok && v.TakesValue()
+		}
+	}
+	return false
 }

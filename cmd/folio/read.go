@@ -22,9 +22,21 @@ func tokenizerFlag() cli.Flag {
 		Usage: "token counter: " + strings.Join(pager.CounterNames(), ", ")}
 }
 
-func maxFileBytesFlag() cli.Flag {
+// maxFileBytesFlag is the size cap of files, and of standard input, that
+// a command holds whole; usage says what it caps.
+func maxFileBytesFlag(usage string) cli.Flag {
 	return &cli.Int64Flag{Name: "max-file-bytes", Value: fsview.DefaultMaxFileBytes, EnvVars: []string{"FOLIO_MAX_FILE_BYTES"},
-		Usage: "refuse files larger than this (0: no cap)"}
+		Usage: usage}
+}
+
+// streamCap is the size cap of input that streams, held a window at a
+// time (count -, count --truncate, read --format raw): none, unless
+// --max-file-bytes (or FOLIO_MAX_FILE_BYTES) is given.
+func streamCap(c *cli.Context) int64 {
+	if c.IsSet("max-file-bytes") {
+		return c.Int64("max-file-bytes")
+	}
+	return 0
 }
 
 func noIgnoreFlag() cli.Flag {
@@ -68,11 +80,13 @@ as the budget allows). With --all, every chunk: NUL after each (-0), as JSON
 Lines ({"content","tokens"}, --jsonl), or one file per chunk (--split PREFIX,
 named PREFIXaa, PREFIXab… as split(1) names them). The chunks concatenated are
 the input, byte for byte. Chunks stream: memory holds one window, whatever the
-input's size.
+input's size, and no size cap applies unless --max-file-bytes is given.
 
 PATH - reads standard input, once, under the same size cap and text check as a
 file, named - (or --name) in pages: its lines, or its pages, whose cursors
 cannot be followed once it is read, so page it with --all.
+
+Flags go before or after PATH; -- ends them (folio read -- -notes.md).
 
 With --server, the same read goes through the read tool of that MCP server, and
 PATH is sent as it is (a file:// URI, or a path the server resolves). In line
@@ -94,7 +108,7 @@ Exit codes: 2 invalid argument, 3 not found, 4 not text or too large,
 			&cli.IntFlag{Name: "offset", EnvVars: []string{"FOLIO_OFFSET"}, Usage: "line mode: first line, from 1; negative: from the end"},
 			&cli.IntFlag{Name: "limit", EnvVars: []string{"FOLIO_LIMIT"}, Usage: "line mode: how many lines (default: to the end)"},
 			tokenizerFlag(),
-			maxFileBytesFlag(),
+			maxFileBytesFlag("refuse a file, or standard input, larger than this in line and page mode, which hold it whole (0: no cap); --format raw streams, with no cap unless this is given"),
 		}, append(serverFlags(), cursorFlags()...)...),
 		Action: readAction,
 	}

@@ -69,7 +69,7 @@ read by its name either way.`,
 			&cli.DurationFlag{Name: "upstream-backoff-max", Value: upstream.DefaultBackoffMax, EnvVars: []string{"FOLIO_UPSTREAM_BACKOFF_MAX"}, Usage: "the longest an upstream that keeps failing is left alone"},
 			&cli.StringFlag{Name: "admin", EnvVars: []string{"FOLIO_ADMIN"}, Usage: "serve /metrics (Prometheus), /healthz and /readyz on this address (host:port; loopback unless you mean it), apart from the MCP endpoint"},
 			tokenizerFlag(),
-			maxFileBytesFlag(),
+			maxFileBytesFlag("refuse files larger than this (0: no cap)"),
 		}, append(cursorFlags(), foldFlags()...)...),
 		Action: serveAction,
 	}

@@ -39,7 +39,9 @@ bytes the pages give back must equal their version. No local copy is needed.
 - verifies standard input, read once under the same cap and text check, named -
 (or --name). --junit FILE writes JUnit XML: one test case per file and budget,
 each failure with its reasons. Under GitHub Actions (GITHUB_ACTIONS=true) each
-failure is also printed as an ::error workflow annotation on its file.`,
+failure is also printed as an ::error workflow annotation on its file.
+
+Flags go before or after the PATHs; -- ends them (folio verify -- -docs).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "max-tokens", Value: "2000", EnvVars: []string{"FOLIO_MAX_TOKENS"}, Usage: "budgets, comma-separated"},
 			&cli.BoolFlag{Name: "json", EnvVars: []string{"FOLIO_JSON"}, Usage: "write the report as JSON"},
@@ -49,7 +51,7 @@ failure is also printed as an ::error workflow annotation on its file.`,
 			noIgnoreFlag(),
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "skip files matching this glob, relative to each PATH (repeatable)"},
 			tokenizerFlag(),
-			maxFileBytesFlag(),
+			maxFileBytesFlag("refuse files, and standard input, larger than this (0: no cap)"),
 		}, serverFlags()...),
 		Action: verifyAction,
 	}
