@@ -20,7 +20,7 @@ bench:
 load:
     ./bench/load.sh
 
-# folio's token counter against tiktoken-go and tiktoken (needs npm, benchstat).
+# folio's token counter against tiktoken-go and tiktoken (needs npm).
 tokcount:
     ./bench/tokcount.sh
 
@@ -56,3 +56,8 @@ fuzz:
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:
     ./bench/fscompare.sh
+
+# Every harness under bench/ once on a tiny setting, as CI runs them (needs
+# npm, rg, curl).
+smoke:
+    ./bench/smoke.sh

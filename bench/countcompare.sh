@@ -1,8 +1,9 @@
 #!/bin/sh
 # Compares `folio count` with gpt-tokenizer and tiktoken (WebAssembly), each
 # a whole process counting 4 MiB of CJK-heavy text and of Go source
-# (o200k_base). Not run in CI: it installs the npm packages into
-# bench/out/countcompare.
+# (o200k_base; -size and -n set the bytes and the runs). It installs the
+# npm packages into bench/out/countcompare. bench/smoke.sh runs it on
+# 64 KiB, once.
 set -eu
 cd "$(dirname "$0")/.."
 out=bench/out/countcompare

@@ -2,8 +2,8 @@
 # Compares folio with @modelcontextprotocol/server-filesystem on one file
 # of Go source (-size, 1 MiB by default): folio's continuation pages
 # against server-filesystem's head of as many lines and its whole read,
-# through the same go-sdk client over stdio on this machine. Not run in CI:
-# it installs the npm package into bench/out.
+# through the same go-sdk client over stdio on this machine. It installs
+# the npm package into bench/out. bench/smoke.sh runs it on 64 KiB.
 set -eu
 cd "$(dirname "$0")/.."
 pkg=@modelcontextprotocol/server-filesystem@2026.8.31

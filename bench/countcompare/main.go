@@ -1,10 +1,11 @@
 // Command countcompare times `folio count` against the fastest JavaScript
 // tokenizers, gpt-tokenizer and tiktoken's WebAssembly build, each a whole
 // process counting the o200k_base tokens of one file (4 MiB of CJK-heavy
-// text, and of Go source), in interleaved runs, and checks that all give
-// the same count. The JavaScript ones also time their count alone, once
-// loaded (without node's start and the vocabulary's load): folio's whole
-// process is held to that too. Run it with bench/countcompare.sh.
+// text, and of Go source; -size), in interleaved runs, and checks that all
+// give the same count (it exits with status 1 when they do not). The
+// JavaScript ones also time their count alone, once loaded (without node's
+// start and the vocabulary's load): folio's whole process is held to that
+// too. Run it with bench/countcompare.sh.
 package main
 
 import (
@@ -51,6 +52,7 @@ func main() {
 		{"gpt-tokenizer", func(file string) *exec.Cmd { return exec.Command(node, *script, "gpt-tokenizer", file) }},
 		{"tiktoken-wasm", func(file string) *exec.Cmd { return exec.Command(node, *script, "tiktoken", file) }},
 	}
+	differ := false
 	fmt.Printf("%-5s %-14s %10s %8s %8s %8s %11s %11s\n", "text", "tokenizer", "tokens", "proc ms", "count ms", "MB/s", "vs process", "vs count")
 	for _, kind := range []string{"cjk", "go"} {
 		text, err := corpus.Text(kind, *size)
@@ -90,6 +92,9 @@ func main() {
 				}
 			}
 		}
+		if n, err := strconv.Atoi(counts[0]); err != nil || n <= 0 {
+			log.Fatalf("folio counts %q tokens in %s text", counts[0], kind)
+		}
 		folio := median(times[0])
 		for i, impl := range impls {
 			m := median(times[i])
@@ -103,8 +108,12 @@ func main() {
 				float64(len(text))/(alone/1000)/1e6, float64(m)/float64(folio), alone/ms(folio))
 			if counts[i] != counts[0] {
 				log.Printf("%s counts %s tokens in %s text, folio %s", impl.name, counts[i], kind, counts[0])
+				differ = true
 			}
 		}
+	}
+	if differ {
+		os.Exit(1)
 	}
 }
 

@@ -68,11 +68,20 @@ func main() {
 	}
 	lines := strings.Count(text, "\n")
 	if *size <= sampleAbove {
+		var rebuilt strings.Builder
 		for page, err := range remote.Follow("", read) {
 			if err != nil {
 				log.Fatalf("folio: %v", err)
 			}
 			pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
+			p, err := page.Decode()
+			if err != nil {
+				log.Fatalf("folio: %v", err)
+			}
+			rebuilt.WriteString(p.Content)
+		}
+		if rebuilt.String() != text {
+			log.Fatalf("folio: the pages do not rebuild the file (%d bytes, file %d)", rebuilt.Len(), len(text))
 		}
 	} else {
 		// Too many pages to read them all: the cursors of pages that
@@ -131,10 +140,13 @@ func main() {
 		fsLat = append(fsLat, time.Since(t0))
 		if i == 0 {
 			if answer != text {
-				log.Printf("server-filesystem's answer differs from the file (%d bytes, file %d)", len(answer), len(text))
+				log.Fatalf("server-filesystem's answer differs from the file (%d bytes, file %d)", len(answer), len(text))
 			}
 			fsTokens = counter.Count(answer)
 		}
+	}
+	if slices.Max(pageTokens) > *budget {
+		log.Fatalf("folio: a page of %d tokens, over the budget of %d", slices.Max(pageTokens), *budget)
 	}
 	if *size <= sampleAbove {
 		fmt.Printf("file: %d bytes of Go source, %d tokens (o200k_base)\n", len(text), counter.Count(text))

@@ -1,14 +1,16 @@
 // Command grepcompare times folio's grep tool, called through folio serve
 // over stdio by a go-sdk client, against ripgrep run as a process on the
 // same tree (the Go distribution's src by default), in interleaved rounds,
-// and checks that both find the same lines. Run it with
-// bench/grepcompare.sh.
+// and checks that both find the same lines: it exits with status 1 when
+// they do not, and stops when ripgrep finds no line for a search. Run it
+// with bench/grepcompare.sh.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -66,6 +68,7 @@ func main() {
 		{"regexp", `func \(\w+ \*\w+\) Close\(`, false, false},
 		{"ignore_case", "unexpected eof", false, true},
 	}
+	differ := false
 	fmt.Printf("tree: %s\n", *root)
 	fmt.Printf("%-12s %10s %10s %7s %9s %9s\n", "search", "folio ms", "rg ms", "ratio", "folio", "rg")
 	for _, s := range searches {
@@ -85,9 +88,13 @@ func main() {
 		}
 		f, r := median(folioLat), median(rgLat)
 		fmt.Printf("%-12s %10.1f %10.1f %6.1fx %9d %9d\n", s.name, ms(f), ms(r), float64(f)/float64(r), len(folioHits), len(rgHits))
+		if len(rgHits) == 0 {
+			log.Fatalf("%s: rg finds no line in %s, so there is nothing to compare: choose a -root where it does", s.name, *root)
+		}
 		slices.Sort(folioHits)
 		slices.Sort(rgHits)
 		if !slices.Equal(folioHits, rgHits) {
+			differ = true
 			for _, h := range folioHits {
 				if _, found := slices.BinarySearch(rgHits, h); !found {
 					fmt.Printf("  only folio: %s\n", h)
@@ -99,6 +106,9 @@ func main() {
 				}
 			}
 		}
+	}
+	if differ {
+		os.Exit(1)
 	}
 }
 
@@ -155,6 +165,9 @@ func ripgrep(rg, root string, s search) []string {
 	cmd := exec.Command(rg, append(args, "--", s.pattern)...)
 	cmd.Dir = root
 	out, err := cmd.Output()
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return nil // rg found no line
+	}
 	if err != nil {
 		log.Fatalf("rg: %v", err)
 	}

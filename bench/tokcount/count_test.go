@@ -3,6 +3,7 @@ package tokcount
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/corpus"
@@ -27,15 +28,24 @@ func texts(b *testing.B) map[string]string {
 	return m
 }
 
-// TestWriteTexts writes 1 MiB of each corpus into $TOKCOUNT_DIR, for this
-// benchmark and tokcount.mjs to read the same bytes.
+// TestWriteTexts writes $TOKCOUNT_BYTES (1 MiB by default) of each corpus
+// into $TOKCOUNT_DIR, for this benchmark and tokcount.mjs to read the same
+// bytes.
 func TestWriteTexts(t *testing.T) {
 	dir := os.Getenv("TOKCOUNT_DIR")
 	if dir == "" {
 		t.Skip("TOKCOUNT_DIR is not set: run ../tokcount.sh")
 	}
+	size := 1 << 20
+	if s := os.Getenv("TOKCOUNT_BYTES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			t.Fatalf("TOKCOUNT_BYTES=%s: want a number of bytes", s)
+		}
+		size = n
+	}
 	for _, kind := range corpus.Kinds() {
-		text, err := corpus.Text(kind, 1<<20)
+		text, err := corpus.Text(kind, size)
 		if err != nil {
 			t.Fatal(err)
 		}

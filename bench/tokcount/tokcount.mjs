@@ -9,6 +9,16 @@ const require = createRequire(new URL("../../testdata/tokref/package.json", impo
 const { get_encoding } = require("tiktoken");
 const dir = process.env.TOKCOUNT_DIR;
 const runs = Number(process.env.TOKCOUNT_RUNS || 6);
+// TOKCOUNT_BENCHTIME as go test's -benchtime: "Nx" is N counts a run,
+// "Ns" counts for N seconds (and at least three times).
+const benchtime = process.env.TOKCOUNT_BENCHTIME || "1s";
+const times = benchtime.match(/^(\d+)x$/), seconds = benchtime.match(/^(\d+(?:\.\d+)?)s$/);
+if (!times && !seconds) {
+  throw new Error(`TOKCOUNT_BENCHTIME=${benchtime}: want Nx or Ns`);
+}
+const done = times
+  ? (n) => n >= Number(times[1])
+  : (n, elapsed) => elapsed >= BigInt(Math.round(Number(seconds[1]) * 1e9)) && n >= 3;
 for (const enc of ["o200k_base", "cl100k_base"]) {
   const tk = get_encoding(enc);
   for (const kind of ["go", "markdown", "cjk"]) {
@@ -19,7 +29,7 @@ for (const enc of ["o200k_base", "cl100k_base"]) {
       let n = 0;
       const start = process.hrtime.bigint();
       let elapsed = 0n;
-      while (elapsed < 1_000_000_000n || n < 3) {
+      while (!done(n, elapsed)) {
         tk.encode_ordinary(text);
         n++;
         elapsed = process.hrtime.bigint() - start;

