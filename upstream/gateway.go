@@ -635,8 +635,9 @@ const progressPrefix = "folio-"
 // are counted as they are read off the wire (read), and again once handled
 // (handled); when the answer comes, the call waits until every notice
 // read before it is handled (see finish), and then passes on the last one
-// held back, so that the caller has every notice the upstream sent before
-// its answer, the last one included, and before the answer.
+// held back by the rate bound, if any: the caller has every notice the
+// upstream sent before its answer (up to the bound), the last one always,
+// all in order and before the answer.
 type progressRoute struct {
 	from  *mcp.ClientSession
 	token any
@@ -645,17 +646,19 @@ type progressRoute struct {
 
 	mu            sync.Mutex
 	read, handled int
-	last          time.Time // when a notification was last passed on
-	finished      bool      // the one that says the work is done was
+	allowance     float64   // notices that may be passed on now (see pass)
+	last          time.Time // when allowance was last reckoned
+	finished      bool      // the one that says the work is done was passed on
 	held          *mcp.ProgressNotificationParams
 	closed        bool // the call has its answer: nothing more goes on
 }
 
 // Bounds on the progress passed back to a caller.
 const (
-	// progressInterval is the least time between two progress
-	// notifications of one call passed on (but the first that says the
-	// work is done, and the last before the answer).
+	// progressBurst notices of one call are passed on at once, and one
+	// more each progressInterval after (but the first that says the
+	// work is done, and the last before the answer, which always are).
+	progressBurst    = 16
 	progressInterval = 20 * time.Millisecond
 	// progressMessageLen bounds a progress message passed on.
 	progressMessageLen = 1000
@@ -677,10 +680,9 @@ func (g *Gateway) sawProgress(token string) {
 
 // forwardProgress passes an upstream's progress notification back to the
 // call it is about, under the caller's own token: only for a call in
-// flight, from the upstream that call went to; no more often than
-// progressInterval (a notice too soon is held, and passed on if it is
-// still the last when the answer comes); its message cut to
-// progressMessageLen.
+// flight, from the upstream that call went to; within the rate bound (a
+// notice over it is held, and passed on if it is still the last when the
+// answer comes); its message cut to progressMessageLen.
 func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	token, ok := req.Params.ProgressToken.(string)
 	if !ok {
@@ -703,14 +705,31 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 	if m := []rune(p.Message); len(m) > progressMessageLen {
 		p.Message = string(m[:progressMessageLen]) + "…"
 	}
-	now := time.Now()
 	done := p.Total > 0 && p.Progress >= p.Total && !r.finished
-	if !done && now.Sub(r.last) < progressInterval {
+	if !r.pass() && !done {
 		r.held = &p
 		return
 	}
-	r.last, r.finished, r.held = now, r.finished || done, nil
+	r.finished, r.held = r.finished || done, nil
 	r.send(&p)
+}
+
+// pass reports whether a notice may be passed on now, and takes it from
+// the allowance: progressBurst at first, one more each progressInterval,
+// never more than progressBurst. r.mu is held.
+func (r *progressRoute) pass() bool {
+	now := time.Now()
+	if r.last.IsZero() {
+		r.allowance = progressBurst
+	} else {
+		r.allowance = min(progressBurst, r.allowance+float64(now.Sub(r.last))/float64(progressInterval))
+	}
+	r.last = now
+	if r.allowance < 1 {
+		return false
+	}
+	r.allowance--
+	return true
 }
 
 // handle counts a notice handled; r.mu is held.

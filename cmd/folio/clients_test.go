@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,4 +186,92 @@ func TestAISDKThroughGateway(t *testing.T) {
 		}
 		check(t, run, []string{"up__echo", "xxxxxxxxxx", `"handle"`, "not_found"})
 	})
+}
+
+// mcpgoBinary builds testdata/clients/mcpgo, mark3labs/mcp-go's client.
+func mcpgoBinary(t *testing.T) string {
+	t.Helper()
+	dir, _ := clientsDir(t)
+	bin := filepath.Join(t.TempDir(), "mcpgo")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(dir, "mcpgo")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building mcpgo: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestProgressBeforeAnswer: through folio, over stdio and Streamable HTTP,
+// a client on mark3labs/mcp-go gets, for each of many short calls (its
+// tokens numbers and strings in turn), every progress notice the upstream
+// sent before its answer, in order, before the answer: from an upstream on
+// go-sdk that writes each notice on its own, and from one that writes its
+// notices and its answer in one write; past the rate bound (16 at once),
+// the last one still (and those the bound lets through as time passes,
+// in order).
+func TestProgressBeforeAnswer(t *testing.T) {
+	mcpgo := mcpgoBinary(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "mcp.json")
+	writeUpstreams(t, config, map[string]any{
+		"up":    map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-calltools", "-progressgap", "0s"}},
+		"one":   map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "5"}},
+		"flood": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "40"}},
+	})
+	serve := []string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json")}
+	p := startServe(t, nil, append(serve[1:], "--http", "127.0.0.1:0")...)
+	upTo := func(n int, last float64) []float64 {
+		var out []float64
+		for i := 1; i <= n; i++ {
+			out = append(out, float64(i))
+		}
+		if last > 0 {
+			out = append(out, last)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		tool    string
+		want    []float64 // before the answer, all of them or (bounded) at least
+		bounded bool
+	}{
+		{"up__progress", upTo(3, 0), false},
+		{"one__echo", upTo(5, 0), false},
+		{"flood__echo", upTo(16, 40), true},
+	} {
+		for transport, args := range map[string][]string{
+			"stdio": {"-stdio", strings.Join(append([]string{folioBin}, serve...), " ")},
+			"http":  {"-http", p.endpoint},
+		} {
+			t.Run(tc.tool+"/"+transport, func(t *testing.T) {
+				out, err := exec.Command(mcpgo, append([]string{"-tool", tc.tool, "-n", "12"}, args...)...).Output()
+				if err != nil {
+					t.Fatalf("mcpgo: %v", err)
+				}
+				calls := 0
+				for line := range strings.Lines(string(out)) {
+					var c struct {
+						Token         any
+						Before, After []float64
+					}
+					if err := json.Unmarshal([]byte(line), &c); err != nil {
+						t.Fatalf("%q: %v", line, err)
+					}
+					calls++
+					got := c.Before
+					if tc.bounded && len(got) > len(tc.want) && slices.IsSorted(got) && !slices.Contains(got[len(tc.want)-1:len(got)-1], tc.want[len(tc.want)-1]) {
+						// Those let through as time passed, between the
+						// burst and the last.
+						got = append(got[:len(tc.want)-1:len(tc.want)-1], got[len(got)-1])
+					}
+					if !slices.Equal(got, tc.want) || len(c.After) > 0 {
+						t.Errorf("call with token %v: %v before its answer, %v after; want %v before", c.Token, c.Before, c.After, tc.want)
+					}
+				}
+				if calls != 12 {
+					t.Errorf("%d calls answered", calls)
+				}
+			})
+		}
+	}
 }

@@ -8,7 +8,9 @@
 // progress under the token another server wrote to a file, and under
 // guessed tokens, for as long as -spoof-for. -banner prints a line that is
 // not JSON-RPC first; -pages answers tools/list in that many pages, and
-// -describe gives each tool a long description. A call of a tool whose
+// -describe gives each tool a long description; -progress sends that
+// many progress notifications (no total) before each call's answer, all
+// in the answer's own write. A call of a tool whose
 // execution.taskSupport is "required" that is not a task is refused, as
 // server-everything refuses it. -child
 // starts a child process, -stubborn ignores
@@ -41,6 +43,7 @@ func main() {
 	banner := flag.String("banner", "", "print this line on stdout before speaking MCP")
 	pages := flag.Int("pages", 1, "answer tools/list with this many pages of the same tools")
 	describe := flag.Int("describe", 0, "give each tool a description of this many bytes")
+	progress := flag.Int("progress", 0, "send this many progress notifications (no total) before each call's answer, in the same write")
 	pidFile := flag.String("pidfile", "", "append this process's pid, and its child's, to this file")
 	child := flag.Bool("child", false, "start a child process (sleep) that lives as long as it is let")
 	stubborn := flag.Bool("stubborn", false, "ignore SIGTERM and the end of stdin: only SIGKILL ends it")
@@ -83,15 +86,17 @@ func main() {
 
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
-	send := func(v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			log.Fatal(err)
-		}
+	send := func(vs ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		out.Write(b)
-		out.WriteByte('\n')
+		for _, v := range vs {
+			b, err := json.Marshal(v)
+			if err != nil {
+				log.Fatal(err)
+			}
+			out.Write(b)
+			out.WriteByte('\n')
+		}
 		out.Flush()
 	}
 	notify := func(method string, params any) {
@@ -160,7 +165,8 @@ func main() {
 			if *deep > 0 {
 				text = nested(*deep)
 			}
-			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+			answer := map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}}
+			send(append(progressNotes(msg.Params, *progress), answer)...)
 		case "ping":
 			reply(map[string]any{})
 		default:
@@ -210,6 +216,22 @@ func nested(n int) string {
 // spoofProgress sends progress under the call's own token (which is
 // honest while the call runs), then, for d, under the token the file at
 // path holds (another server's) and under guessed tokens.
+// progressNotes are n progress notifications (1 to n, no total) under the
+// progress token of the call params, if it has one.
+func progressNotes(params json.RawMessage, n int) []any {
+	var p struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	var out []any
+	for i := 1; i <= n && p.Meta.ProgressToken != nil; i++ {
+		out = append(out, map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": p.Meta.ProgressToken, "progress": i, "message": fmt.Sprint("step ", i)}})
+	}
+	return out
+}
+
 func spoofProgress(notify func(string, any), path string, params json.RawMessage, d time.Duration) {
 	var p struct {
 		Meta struct {
