@@ -23,9 +23,12 @@ node -e '
 const c = require(process.argv[1]), names = process.argv[2].split(" ");
 const servers = c.servers.filter(s => names.includes(s.name));
 const unknown = names.filter(n => !servers.some(s => s.name === n));
-if (unknown.length > 0) throw new Error("not in the catalog: " + unknown.join(" "));
+if (unknown.length > 0) {
+  console.error("not in testdata/toolcatalogs/catalogs.json: " + unknown.join(" "));
+  process.exit(1);
+}
 console.log(servers.map(s => s.package + "@" + s.version).join("\n"));
-' "$here/testdata/toolcatalogs/catalogs.json" "$names" | PUPPETEER_SKIP_DOWNLOAD=1 xargs npm install --no-audit --no-fund --ignore-scripts --loglevel error >/dev/null
+' "$here/testdata/toolcatalogs/catalogs.json" "$names" | PUPPETEER_SKIP_DOWNLOAD=1 xargs -r npm install --no-audit --no-fund --ignore-scripts --loglevel error >/dev/null
 node -e '
 const fs = require("fs"), c = require(process.argv[1]), names = process.argv[2].split(" "), servers = {};
 for (const s of c.servers.filter(s => names.includes(s.name))) {
