@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/wire"
@@ -254,11 +255,16 @@ const foldedForm = `{"type":"object","properties":{"preview":{"anyOf":[{"type":"
 // structuredContent against the schema folio advertised takes a folded
 // answer: {"type":"object","anyOf":[the schema, the folded form]}, with
 // the schema's definitions moved up to the root, where its references
-// look for them. A schema that is not a JSON object stays as it is.
+// look for them (when nothing moves, the schema's own bytes stay as they
+// are, see spliceFolded). A schema that is not a JSON object stays as it
+// is.
 func admitFolded(schema any) any {
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		return schema
+	}
+	if spliced := spliceFolded(raw); spliced != nil {
+		return spliced
 	}
 	var inner map[string]any
 	if json.Unmarshal(raw, &inner) != nil {
@@ -274,6 +280,27 @@ func admitFolded(schema any) any {
 		}
 	}
 	return out
+}
+
+// spliceFolded is the schema raw (a JSON object with no definitions or
+// identity to move up) widened as admitFolded widens it, its bytes kept as
+// they are; nil for any other schema.
+func spliceFolded(raw json.RawMessage) json.RawMessage {
+	raw = jsonvalue.Trim(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	members, err := jsonvalue.Elements(raw)
+	if err != nil {
+		return nil
+	}
+	for _, m := range members {
+		switch m.Key {
+		case "$schema", "$id", "$defs", "definitions":
+			return nil
+		}
+	}
+	return json.RawMessage(`{"type":"object","anyOf":[` + string(raw) + `,` + foldedForm + `]}`)
 }
 
 // sameJSON reports whether a and b are the same JSON value.

@@ -98,7 +98,7 @@ func (s *Server) offered(t upstream.Tool) (*mcp.Tool, json.RawMessage) {
 func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
 	members, err := jsonvalue.Elements(raw)
 	if len(raw) == 0 || raw[0] != '{' || err != nil {
-		b, _ := json.Marshal(ad)
+		b, _ := marshalCompact(ad)
 		return b
 	}
 	out := []byte{'{'}
@@ -106,7 +106,7 @@ func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		key, _ := json.Marshal(m.Key)
+		key, _ := marshalCompact(m.Key)
 		out = append(append(out, key...), ':')
 		var v any
 		switch m.Key {
@@ -120,7 +120,7 @@ func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
 			out = append(out, raw[m.Start:m.End]...)
 			continue
 		}
-		b, err := json.Marshal(v)
+		b, err := marshalCompact(v)
 		if err != nil {
 			b = raw[m.Start:m.End]
 		}
@@ -162,13 +162,14 @@ func (l *toolListResult) MarshalJSON() ([]byte, error) {
 			tools[i] = def
 			continue
 		}
-		b, err := json.Marshal(t)
+		b, err := marshalCompact(t)
 		if err != nil {
 			return nil, err
 		}
 		tools[i] = b
 	}
-	return json.Marshal(struct {
+	// As go-sdk writes a message: no HTML escaped.
+	return marshalCompact(struct {
 		*plain
 		Tools []json.RawMessage `json:"tools"`
 	}{(*plain)(l.ListToolsResult), tools})

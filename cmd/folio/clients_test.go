@@ -275,3 +275,32 @@ func TestProgressBeforeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectorStrict: the MCP Inspector CLI's --strict portability check
+// of folio's tools/list, folio's own tools and upstream tools with output
+// schemas (which folio widens to admit the folded form), finds nothing in
+// what folio adds to an output schema, and no error anywhere.
+func TestInspectorStrict(t *testing.T) {
+	dir, node := clientsDir(t)
+	root := t.TempDir()
+	config := filepath.Join(root, "mcp.json")
+	writeUpstreams(t, config, map[string]any{"up": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo", "-datatools"}}})
+	cli := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "cli", "build", "index.js")
+	cmd := exec.Command(node, cli, "--method", "tools/list", "--strict", folioBin, "serve", "--root", root, "--upstreams", config,
+		"--schema-cache", filepath.Join(root, "cache.json"), "--log-level", "error")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("inspector --strict: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(out), `"up__strict"`) || !strings.Contains(string(out), `"read"`) {
+		t.Fatalf("the tools listed: %.500s", out)
+	}
+	for line := range strings.Lines(stderr.String()) {
+		if strings.Contains(line, "Path: outputSchema") || strings.HasPrefix(line, "Error") {
+			t.Errorf("inspector --strict: %s", stderr.String())
+			break
+		}
+	}
+}

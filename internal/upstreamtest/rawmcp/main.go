@@ -89,13 +89,13 @@ func main() {
 	send := func(vs ...any) {
 		mu.Lock()
 		defer mu.Unlock()
+		// As given: HTML characters in -tools go out raw.
+		enc := json.NewEncoder(out)
+		enc.SetEscapeHTML(false)
 		for _, v := range vs {
-			b, err := json.Marshal(v)
-			if err != nil {
+			if err := enc.Encode(v); err != nil {
 				log.Fatal(err)
 			}
-			out.Write(b)
-			out.WriteByte('\n')
 		}
 		out.Flush()
 	}
