@@ -305,3 +305,30 @@ func benchTelemetry(b *testing.B) *telemetry.Instruments {
 	}
 	return in
 }
+
+// BenchmarkUpstreamCall is one call of a trivial upstream tool (fakemcp's
+// echo, over stdio) through folio in process, its client over memory, as
+// the gateway's cost is profiled (-cpuprofile): what folio adds is all
+// but the upstream's own part.
+func BenchmarkUpstreamCall(b *testing.B) {
+	bin := upstreamtest.Binary(b)
+	dir := b.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	g, err := upstream.Start(ctx, []upstream.Server{{Name: "up", Transport: upstream.Stdio, Command: bin, Args: []string{"-tools", "echo"}}},
+		upstream.Options{CachePath: filepath.Join(dir, "cache.json"), Timeout: 10 * time.Second, Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	e := newEnv(b)
+	s := e.server(b, serverOpts{gateway: g, local: true, telemetry: benchTelemetry(b)})
+	cs := dialMemory(b, s, nil)
+	args := map[string]any{"text": "hello"}
+	call(b, cs, "up__echo", args) // starts the upstream
+	for b.Loop() {
+		if r := call(b, cs, "up__echo", args); r.isError {
+			b.Fatal(r.text)
+		}
+	}
+}

@@ -42,31 +42,50 @@ func (s *Server) outgoing(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *mcp.CallToolResult:
-			return withResultType(r), nil
+			return withResultType(r, &s.typed.call), nil
 		case *mcp.GetPromptResult:
-			return withResultType(r), nil
+			return withResultType(r, &s.typed.prompt), nil
 		case *mcp.ReadResourceResult:
-			return withResultType(r), nil
+			return withResultType(r, &s.typed.resource), nil
 		}
 		return res, nil
 	}
 }
 
+// typedResults are results of each kind that carry nothing but a
+// resultType: "complete" ([0]) and "input_required" ([1]). go-sdk reads the
+// field when it decodes a result, and nowhere else can it be set from
+// outside: so these are decoded once, and withResultType copies the rest
+// of a result into a copy of one.
+type typedResults struct {
+	call     [2]mcp.CallToolResult
+	prompt   [2]mcp.GetPromptResult
+	resource [2]mcp.ReadResourceResult
+}
+
+// newTypedResults decodes the typed results.
+func newTypedResults() (*typedResults, error) {
+	t := &typedResults{}
+	for i, kind := range []string{`{"resultType":"complete"}`, `{"resultType":"input_required"}`} {
+		for _, into := range []any{&t.call[i], &t.prompt[i], &t.resource[i]} {
+			if err := json.Unmarshal([]byte(kind), into); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
 // withResultType is res with its resultType set: "input_required" when it
-// asks the client for input, else "complete". go-sdk reads the field when
-// it decodes a result, and nowhere else can it be set from outside: so a
-// result decoded from {"resultType":…} alone takes the rest of res.
+// asks the client for input, else "complete" (of typed, see typedResults).
 func withResultType[R any, P interface {
 	*R
 	NeedsInput() bool
-}](res P) P {
-	kind := `{"resultType":"complete"}`
-	if res.NeedsInput() {
-		kind = `{"resultType":"input_required"}`
-	}
+}](res P, typed *[2]R) P {
 	out := P(new(R))
-	if err := json.Unmarshal([]byte(kind), out); err != nil {
-		return res
+	*out = typed[0]
+	if res.NeedsInput() {
+		*out = typed[1]
 	}
 	to, from := reflect.ValueOf(out).Elem(), reflect.ValueOf(res).Elem()
 	for i := range to.NumField() {

@@ -118,6 +118,8 @@ type Server struct {
 	// those are for: all are emptied when the catalog changes, so that
 	// they hold no more than the catalogs in use.
 	schemas, outputs, invited, definitions, referables sync.Map
+	// typed are the results withResultType starts from.
+	typed *typedResults
 	// search is the gateway's search state (see searchFor).
 	search searchCache
 	// counts are folio's own metrics, nil without them.
@@ -154,6 +156,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.ToolSearchThreshold = DefaultToolSearchThreshold
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sdkLog: slog.New(quieter{cfg.Logger.Handler()}), sessions: newSessionTable()}
+	var err error
+	if s.typed, err = newTypedResults(); err != nil {
+		return nil, err
+	}
 	references := ""
 	if cfg.Gateway != nil && !cfg.NoReferenceArgs {
 		references = referenceInstructions
