@@ -72,7 +72,8 @@ func (f *inflight) end() {
 }
 
 // guardHTTP reads a POST's body within the body timeout (a client that
-// trickles it is cut off) and keeps the request while the SDK handles it,
+// trickles it is cut off), notes what telemetry reads of it (see
+// noteWire), and keeps the request while the SDK handles it,
 // so that followClient can end the work when the client hangs up, and the
 // read memory its answers hold is given back once they are written.
 func (s *Server) guardHTTP(next http.Handler) http.Handler {
@@ -93,6 +94,7 @@ func (s *Server) guardHTTP(next http.Handler) http.Handler {
 			}
 			rc.SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			s.noteWire(r, body)
 		}
 		key := rand.Text()
 		r.Header.Set(requestKeyHeader, key)

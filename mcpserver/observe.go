@@ -2,6 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
 	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,8 +19,11 @@ import (
 
 // observe makes each request's span and records its duration, as the MCP
 // conventions have them (see telemetry), continuing the caller's trace
-// from the request's _meta, and counts the pages, tokens and folds of the
-// answers. Without telemetry it is not in the way at all.
+// from the request's _meta, records the duration of each session that an
+// initialize begins, and counts the pages, tokens and folds of the
+// answers. What go-sdk's request does not say (the request's id; the
+// HTTP version and the client's address) it reads from the wire (see
+// wireOf). Without telemetry it is not in the way at all.
 func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 	in := s.cfg.Telemetry
 	if in == nil {
@@ -24,10 +31,13 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		op := telemetry.Operation{Method: method, Transport: telemetry.TransportPipe}
-		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+		extra := req.GetExtra()
+		if extra != nil && extra.Header != nil {
 			op.Transport = telemetry.TransportTCP
 		}
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		s.wireOf(extra, &op)
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if ss != nil {
 			op.SessionID = ss.ID()
 			if p := ss.InitializeParams(); p != nil {
 				op.ProtocolVersion = p.ProtocolVersion
@@ -50,13 +60,35 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 			if p != nil {
 				op.ResourceURI = p.URI
 			}
+		case *mcp.InitializeParams:
+			// The session has no version before its initialize is
+			// answered: the one asked for, until the answer says.
+			if p != nil {
+				op.ProtocolVersion = p.ProtocolVersion
+			}
 		}
 		if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
 			op.Meta = p.GetMeta()
 		}
+		if op.ProtocolVersion == "" {
+			// A server/discover of the sessionless era, whose version
+			// go-sdk takes in only as it answers it.
+			op.ProtocolVersion, _ = op.Meta[mcp.MetaKeyProtocolVersion].(string)
+		}
 		op.Unknown = (op.Tool != "" && !s.offers(op.Tool)) || (op.Prompt != "" && op.Prompt != filePrompt)
 		ctx, span := in.StartServer(ctx, op)
+		var session *telemetry.Session
+		if method == "initialize" {
+			session = s.startSession(ss, op)
+		}
 		res, err := next(ctx, method, req)
+		if init, ok := res.(*mcp.InitializeResult); ok && init != nil && err == nil {
+			span.SetProtocolVersion(init.ProtocolVersion)
+			if session != nil {
+				session.SetProtocolVersion(init.ProtocolVersion)
+				go func() { session.End(context.Background(), sessionError(ss.Wait())) }()
+			}
+		}
 		answer, _ := res.(*mcp.CallToolResult)
 		toolError := answer != nil && answer.IsError
 		if answer != nil && !toolError && s.counts != nil {
@@ -65,6 +97,29 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 		span.End(ctx, toolError, err)
 		return res, err
 	}
+}
+
+// startSession starts the session ss that its initialize, op, begins,
+// whose duration is recorded when it ends, once its initialize is
+// answered: a session over stdio, or an HTTP session with an ID of its
+// own (a sessionless server's initialize begins none); nil for none.
+func (s *Server) startSession(ss *mcp.ServerSession, op telemetry.Operation) *telemetry.Session {
+	if ss == nil || (op.Transport != telemetry.TransportPipe && op.SessionID == "") {
+		return nil
+	}
+	return s.cfg.Telemetry.StartSession(op, true)
+}
+
+// sessionError is what ended a session, as its duration tells it, from
+// what its Wait returned: nil when its client left or ended it, it was
+// idle too long, or folio closed it (a read of a connection folio closed
+// fails, and that is no failure); telemetry.ErrSessionLost when its
+// connection failed.
+func sessionError(err error) error {
+	if err == nil || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", telemetry.ErrSessionLost, err)
 }
 
 // offers reports whether name is a tool folio offers now: its own, the

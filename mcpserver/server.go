@@ -124,6 +124,9 @@ type Server struct {
 	search searchCache
 	// counts are folio's own metrics, nil without them.
 	counts *counts
+	// ids are the ids of the requests wired connections read (see
+	// wired).
+	ids requestIDs
 }
 
 // New builds the server with its tools and resources.
@@ -205,7 +208,7 @@ func New(cfg Config) (*Server, error) {
 // ends; an ended ctx is a normal stop, not an error. The caller is
 // reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
-	ss, err := s.mcp.Connect(ctx, &mcp.StdioTransport{}, nil)
+	ss, err := s.mcp.Connect(ctx, s.wired(&mcp.StdioTransport{}), nil)
 	if err != nil {
 		return err
 	}
@@ -224,7 +227,7 @@ func (s *Server) RunStdio(ctx context.Context) error {
 
 // Connect serves one client over t, as RunStdio does over stdio.
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	return s.mcp.Connect(ctx, t, nil)
+	return s.mcp.Connect(ctx, s.wired(t), nil)
 }
 
 // startLogging starts the log level of every session of the session era

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,7 +40,14 @@ type Instruments struct {
 	meter  metric.Meter // nil: no metrics
 	server mcpconv.ServerOperationDuration
 	client mcpconv.ClientOperationDuration
+	// serverSession and clientSession are the durations of sessions.
+	serverSession mcpconv.ServerSessionDuration
+	clientSession mcpconv.ClientSessionDuration
 }
+
+// durationBuckets are the bucket boundaries the MCP conventions advise
+// for every MCP duration, operations' and sessions' (seconds).
+var durationBuckets = metric.WithExplicitBucketBoundaries(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
 
 // Instruments are t's MCP instruments, nil when traces and metrics are
 // both off.
@@ -54,10 +62,16 @@ func (t *Telemetry) Instruments() (*Instruments, error) {
 	if t.Meter != nil {
 		in.meter = t.Meter.Meter(scope)
 		var err error
-		if in.server, err = mcpconv.NewServerOperationDuration(in.meter); err != nil {
+		if in.server, err = mcpconv.NewServerOperationDuration(in.meter, durationBuckets); err != nil {
 			return nil, err
 		}
-		if in.client, err = mcpconv.NewClientOperationDuration(in.meter); err != nil {
+		if in.client, err = mcpconv.NewClientOperationDuration(in.meter, durationBuckets); err != nil {
+			return nil, err
+		}
+		if in.serverSession, err = mcpconv.NewServerSessionDuration(in.meter, durationBuckets); err != nil {
+			return nil, err
+		}
+		if in.clientSession, err = mcpconv.NewClientSessionDuration(in.meter, durationBuckets); err != nil {
 			return nil, err
 		}
 	}
@@ -83,6 +97,19 @@ type Operation struct {
 	// ProtocolVersion, SessionID and Transport: mcp.protocol.version,
 	// mcp.session.id and network.transport, when known.
 	ProtocolVersion, SessionID, Transport string
+	// RequestID is jsonrpc.request.id: the request's id as its text (a
+	// string's value, a number's digits), empty for a notification. It is
+	// on the span only.
+	RequestID string
+	// Network and NetworkVersion are network.protocol.name and
+	// network.protocol.version: the protocol that carried the request
+	// ("http", "1.1"), empty over stdio.
+	Network, NetworkVersion string
+	// Address and Port are the peer's: client.address and client.port
+	// of a request received (on its span only), server.address and
+	// server.port of one sent (on its metric too). Port 0 is none.
+	Address string
+	Port    int
 	// Meta is the request's params._meta: where a received request's
 	// trace context comes from (traceparent, tracestate), and where a
 	// sent one's goes.
@@ -144,17 +171,23 @@ func (op Operation) bounded() Operation {
 		op.Method = Other
 	}
 	op.Tool, op.Prompt, op.ResourceURI, op.SessionID, op.ProtocolVersion = cut(op.Tool), cut(op.Prompt), cut(op.ResourceURI), cut(op.SessionID), cut(op.ProtocolVersion)
+	op.RequestID, op.Address = cut(op.RequestID), cut(op.Address)
+	op.Meta = nil // read by the start of a span, kept by none
 	return op
 }
 
-// Span is an operation under way: End ends it.
+// Span is an operation under way: End ends it. What is learnt of it
+// after it starts (its id, as its request is written; the protocol
+// version an initialize agrees on) is added before End, by one
+// goroutine at a time.
 type Span struct {
 	in     *Instruments
 	span   trace.Span
 	start  time.Time
 	server bool
-	method string
-	attrs  []attribute.KeyValue // of the metric
+
+	mu sync.Mutex
+	op Operation // bounded
 }
 
 // name is the span's: "{mcp.method.name} {target}", the target a tool's
@@ -172,15 +205,34 @@ func (op Operation) name() string {
 	return op.Method
 }
 
-// attributes are op's, the metric's and the span's.
-func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
-	add := func(kv attribute.KeyValue, onSpanOnly bool) {
-		spanAttrs = append(spanAttrs, kv)
-		if !onSpanOnly {
-			metricAttrs = append(metricAttrs, kv)
+// attributes are op's, the metric's and the span's; server tells a
+// received request's (its peer is the client) from a sent one's.
+func (op Operation) attributes(server bool) (metricAttrs, spanAttrs []attribute.KeyValue) {
+	return op.attrs(server, true), op.attrs(server, false)
+}
+
+// attrs are op's attributes: its metric's (mcp.method.name left to the
+// metric's Record), or its span's.
+func (op Operation) attrs(server, metric bool) []attribute.KeyValue {
+	// Room for all there may be: one allocation, not a slice grown.
+	room := 12
+	if metric {
+		room = 8
+	}
+	list := make([]attribute.KeyValue, 0, room)
+	// add adds kv to the span's, and to the metric's unless spanOnly.
+	add := func(kv attribute.KeyValue, spanOnly bool) {
+		if !metric || !spanOnly {
+			list = append(list, kv)
 		}
 	}
-	add(semconv.McpMethodNameKey.String(op.Method), true) // the metric's Record adds it
+	// other adds kv to the metric's alone.
+	other := func(kv attribute.KeyValue) {
+		if metric {
+			list = append(list, kv)
+		}
+	}
+	add(semconv.McpMethodNameKey.String(op.Method), true)
 	if op.Tool != "" {
 		add(semconv.GenAIToolName(op.Tool), op.Unknown)
 		add(semconv.GenAIOperationNameExecuteTool, false)
@@ -190,9 +242,9 @@ func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
 	}
 	if op.Unknown {
 		if op.Tool != "" {
-			metricAttrs = append(metricAttrs, semconv.GenAIToolName(Other))
+			other(semconv.GenAIToolName(Other))
 		} else if op.Prompt != "" {
-			metricAttrs = append(metricAttrs, semconv.GenAIPromptName(Other))
+			other(semconv.GenAIPromptName(Other))
 		}
 	}
 	if op.ResourceURI != "" {
@@ -203,7 +255,7 @@ func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
 		known := knownVersion(op.ProtocolVersion)
 		add(semconv.McpProtocolVersion(op.ProtocolVersion), !known)
 		if !known {
-			metricAttrs = append(metricAttrs, semconv.McpProtocolVersion(Other))
+			other(semconv.McpProtocolVersion(Other))
 		}
 	}
 	if op.SessionID != "" {
@@ -212,7 +264,31 @@ func (op Operation) attributes() (metricAttrs, spanAttrs []attribute.KeyValue) {
 	if op.Transport != "" {
 		add(semconv.NetworkTransportKey.String(op.Transport), false)
 	}
-	return metricAttrs, spanAttrs
+	if op.RequestID != "" {
+		add(semconv.JSONRPCRequestID(op.RequestID), true)
+	}
+	if op.Network != "" {
+		add(semconv.NetworkProtocolName(op.Network), false)
+		if op.NetworkVersion != "" {
+			add(semconv.NetworkProtocolVersion(op.NetworkVersion), false)
+		}
+	}
+	if op.Address != "" {
+		// A client's address is on its span only; the upstream a
+		// request went to is a series of its metric too.
+		if server {
+			add(semconv.ClientAddress(op.Address), true)
+			if op.Port > 0 {
+				add(semconv.ClientPort(op.Port), true)
+			}
+		} else {
+			add(semconv.ServerAddress(op.Address), false)
+			if op.Port > 0 {
+				add(semconv.ServerPort(op.Port), false)
+			}
+		}
+	}
+	return list
 }
 
 // StartServer starts the span of a request folio received, continuing the
@@ -230,29 +306,51 @@ func (in *Instruments) StartServer(ctx context.Context, op Operation) (context.C
 // StartClient starts the span of a request folio sends (to an upstream)
 // and puts its trace context into op.Meta, which must not be nil when
 // traces are on.
+//
+// The request's connection, when ClientTransport made it, gives the span
+// what is learnt as the request is written: its id, and what op does not
+// say of the connection (the session, the server's address).
 func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.Context, *Span) {
 	if in == nil {
 		return ctx, nil
 	}
+	meta := op.Meta
 	ctx, s := in.start(ctx, op, false)
-	if in.tracer != nil && op.Meta != nil {
-		propagation.TraceContext{}.Inject(ctx, metaCarrier(op.Meta))
+	if in.tracer != nil && meta != nil {
+		propagation.TraceContext{}.Inject(ctx, metaCarrier(meta))
 	}
-	return ctx, s
+	return context.WithValue(ctx, clientSpanKey{}, s), s
 }
+
+// clientSpanKey is where StartClient leaves its span in the context, for
+// the connection that writes the request (see clientConn.Write).
+type clientSpanKey struct{}
 
 func (in *Instruments) start(ctx context.Context, op Operation, server bool) (context.Context, *Span) {
 	op = op.bounded()
-	metricAttrs, spanAttrs := op.attributes()
-	s := &Span{in: in, start: time.Now(), server: server, method: op.Method, attrs: metricAttrs}
+	s := &Span{in: in, start: time.Now(), server: server, op: op}
 	if in.tracer != nil {
 		kind := trace.SpanKindClient
 		if server {
 			kind = trace.SpanKindServer
 		}
-		ctx, s.span = in.tracer.Start(ctx, op.name(), trace.WithSpanKind(kind), trace.WithAttributes(spanAttrs...))
+		ctx, s.span = in.tracer.Start(ctx, op.name(), trace.WithSpanKind(kind), trace.WithAttributes(op.attrs(server, false)...))
 	}
 	return ctx, s
+}
+
+// SetProtocolVersion gives the span the protocol version v, when it is
+// learnt after the span starts: the version an initialize agreed on.
+func (s *Span) SetProtocolVersion(v string) {
+	if s == nil || v == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op.ProtocolVersion = cut(v)
+	if s.span != nil {
+		s.span.SetAttributes(semconv.McpProtocolVersion(s.op.ProtocolVersion))
+	}
 }
 
 // End ends the span: toolError tells a tool call answered with isError,
@@ -283,11 +381,15 @@ func (s *Span) End(ctx context.Context, toolError bool, err error) {
 	}
 	if s.in.meter != nil {
 		seconds := time.Since(s.start).Seconds()
-		attrs := append(s.attrs, errAttrs...)
+		s.mu.Lock()
+		attrs := s.op.attrs(s.server, true)
+		method := s.op.Method
+		s.mu.Unlock()
+		attrs = append(attrs, errAttrs...)
 		if s.server {
-			s.in.server.Record(ctx, seconds, mcpconv.MethodNameAttr(s.method), attrs...)
+			s.in.server.Record(ctx, seconds, mcpconv.MethodNameAttr(method), attrs...)
 		} else {
-			s.in.client.Record(ctx, seconds, mcpconv.MethodNameAttr(s.method), attrs...)
+			s.in.client.Record(ctx, seconds, mcpconv.MethodNameAttr(method), attrs...)
 		}
 	}
 }

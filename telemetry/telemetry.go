@@ -117,7 +117,7 @@ func New(ctx context.Context, opt Options) (*Telemetry, error) {
 		t.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
 	if len(readers) > 0 {
-		mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res), sdkmetric.WithView(durationBuckets))...)
+		mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
 		t.Meter = mp
 		t.shutdown = append(t.shutdown, mp.Shutdown)
 	}
@@ -153,15 +153,6 @@ func wanted(getenv func(string) string, signal string) (string, error) {
 	}
 	return "", fmt.Errorf("%w: OTLP protocol %q: folio speaks http/protobuf or grpc", ErrConfig, protocol)
 }
-
-// durationBuckets gives the MCP operation durations the buckets the
-// conventions advise (seconds).
-var durationBuckets = sdkmetric.NewView(
-	sdkmetric.Instrument{Name: "mcp.*.operation.duration"},
-	sdkmetric.Stream{Aggregation: sdkmetric.AggregationExplicitBucketHistogram{
-		Boundaries: []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300},
-	}},
-)
 
 // Shutdown flushes what is buffered and ends the exporters.
 func (t *Telemetry) Shutdown(ctx context.Context) error {

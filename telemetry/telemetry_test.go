@@ -132,7 +132,7 @@ func BenchmarkOperation(b *testing.B) {
 // the metric, and kept (cut) on the span.
 func TestMadeUpVersions(t *testing.T) {
 	op := Operation{Method: "tools/call", Tool: "read", ProtocolVersion: "9999-99-99"}.bounded()
-	metric, span := op.attributes()
+	metric, span := op.attributes(true)
 	has := func(list []attribute.KeyValue, key, value string) bool {
 		for _, kv := range list {
 			if string(kv.Key) == key && kv.Value.AsString() == value {
