@@ -7,12 +7,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/telemetry"
 )
 
 // connect starts (stdio) or connects to (HTTP) the upstream s as client,
@@ -21,17 +25,36 @@ import (
 // session first lets it exit on its own, see TerminateWait). What is worth
 // telling of the upstream (a banner line it printed) goes to log; the PID
 // of a process it starts, to started (when not nil). The connection is
-// watched by w.
-func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, w *watch, started func(pid int)) (*mcp.ClientSession, error) {
+// watched by w, and traced and measured by in (see
+// telemetry.Instruments.ClientTransport): its handshake, the requests no
+// span of folio's covers, and the session's duration.
+func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger, w *watch, in *telemetry.Instruments, started func(pid int)) (*mcp.ClientSession, error) {
 	kind, ok := transports[s.Transport]
 	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	cs, err := client.Connect(ctx, watchedTransport{kind.connect(ctx, s, log, started), w}, nil)
+	cs, err := client.Connect(ctx, in.ClientTransport(watchedTransport{kind.connect(ctx, s, log, started), w}, endpoint(s)), nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}
 	return cs, nil
+}
+
+// endpoint is s as the spans and metrics of folio's requests to it tell
+// it: a process's stdio, or an HTTP server's host and port.
+func endpoint(s Server) telemetry.Endpoint {
+	if s.Transport == Stdio {
+		return telemetry.Endpoint{Transport: telemetry.TransportPipe}
+	}
+	e := telemetry.Endpoint{Transport: telemetry.TransportTCP, Network: "http"}
+	if u, err := url.Parse(s.URL); err == nil {
+		e.Address = u.Hostname()
+		e.Port, _ = strconv.Atoi(u.Port())
+		if e.Port == 0 {
+			e.Port = map[string]int{"http": 80, "https": 443}[u.Scheme]
+		}
+	}
+	return e
 }
 
 // MaxMessageBytes bounds one message from an upstream, as go-sdk bounds
@@ -92,8 +115,14 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // all within ctx, and returns the cache entry of what it found. version
 // is folio's, given to the upstream as the client's.
 func Discover(ctx context.Context, s Server, version string) (Entry, error) {
+	return discover(ctx, s, version, nil)
+}
+
+// discover is Discover, its requests and session traced and measured by
+// in.
+func discover(ctx context.Context, s Server, version string, in *telemetry.Instruments) (Entry, error) {
 	w := &watch{}
-	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), w, nil)
+	cs, err := connect(ctx, s, mcp.NewClient(&mcp.Implementation{Name: "folio", Version: version}, nil), slog.New(slog.DiscardHandler), w, in, nil)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -105,7 +134,8 @@ func Discover(ctx context.Context, s Server, version string) (Entry, error) {
 // its own within opt.Timeout, and writes what it found to the cache at
 // opt.CachePath (an upstream that failed keeps the entry it had; entries
 // of upstreams not among servers go). It returns each upstream's entry,
-// or why it has none.
+// or why it has none. opt.Telemetry, when set, traces and measures the
+// discoveries' requests and sessions.
 func Refresh(ctx context.Context, servers []Server, opt Options) ([]Entry, []error, error) {
 	found := make([]Entry, len(servers))
 	errs := make([]error, len(servers))
@@ -114,7 +144,7 @@ func Refresh(ctx context.Context, servers []Server, opt Options) ([]Entry, []err
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 			defer cancel()
-			found[i], errs[i] = Discover(ctx, s, opt.Version)
+			found[i], errs[i] = discover(ctx, s, opt.Version, opt.Telemetry)
 			if errs[i] != nil && ctx.Err() == context.DeadlineExceeded {
 				errs[i] = fmt.Errorf("did not start and list its tools within %v", opt.Timeout)
 			}

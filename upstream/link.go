@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/telemetry"
 )
 
 // State is where an upstream is in its life.
@@ -137,13 +139,17 @@ type link struct {
 	busy      int
 	idleRound int
 	idleTimer *time.Timer
+	// telemetry traces and measures its connections' requests and
+	// sessions (see connect).
+	telemetry *telemetry.Instruments
 }
 
 // settle takes the settings of s that are not its fingerprint's: on
-// demand, idle timeout, always listed.
+// demand, idle timeout, always listed; and opt's telemetry.
 func (l *link) settle(s Server, opt Options) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.telemetry = opt.Telemetry
 	l.onDemand, l.idle = opt.OnDemand, opt.IdleTimeout
 	if s.OnDemand != nil {
 		l.onDemand = *s.OnDemand
@@ -217,12 +223,13 @@ func (l *link) session(ctx context.Context, forCall bool) (*mcp.ClientSession, e
 		return nil, err
 	}
 	l.starting, l.since = true, time.Now()
+	in := l.telemetry
 	l.mu.Unlock()
 	// The context bounds the process's life; the timer only its start.
 	life, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(l.timeout, cancel)
 	given := context.AfterFunc(ctx, cancel)
-	cs, err := connect(life, l.server, l.client, l.log, l.watch, func(pid int) {
+	cs, err := connect(life, l.server, l.client, l.log, l.watch, in, func(pid int) {
 		l.mu.Lock()
 		l.pid = pid
 		l.mu.Unlock()
