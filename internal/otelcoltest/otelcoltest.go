@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -245,6 +246,75 @@ func (c *Collector) MetricNames(t testing.TB) map[string]bool {
 			for _, sm := range rm.ScopeMetrics {
 				for _, m := range sm.Metrics {
 					out[m.Name] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Point is a data point of a metric, as the collector received it.
+type Point struct {
+	// Metric is the metric's name, Unit its unit.
+	Metric, Unit string
+	// Attributes are the point's string, int and bool attributes, as
+	// text; Resource its resource's.
+	Attributes, Resource map[string]string
+	// Count is a histogram point's count, and Bounds its explicit bucket
+	// boundaries.
+	Count  int
+	Bounds []float64
+}
+
+// Points are the data points of the metric name received so far: those
+// of a histogram (sum or gauge points too, without their values).
+func (c *Collector) Points(t testing.TB, name string) []Point {
+	t.Helper()
+	type point struct {
+		Attributes []attribute `json:"attributes"`
+		Count      string      `json:"count"`
+		Bounds     []float64   `json:"explicitBounds"`
+	}
+	type points struct {
+		DataPoints []point `json:"dataPoints"`
+	}
+	var out []Point
+	for _, line := range lines(t, c.metrics) {
+		var data struct {
+			ResourceMetrics []struct {
+				Resource struct {
+					Attributes []attribute `json:"attributes"`
+				} `json:"resource"`
+				ScopeMetrics []struct {
+					Metrics []struct {
+						Name      string  `json:"name"`
+						Unit      string  `json:"unit"`
+						Histogram *points `json:"histogram"`
+						Sum       *points `json:"sum"`
+						Gauge     *points `json:"gauge"`
+					} `json:"metrics"`
+				} `json:"scopeMetrics"`
+			} `json:"resourceMetrics"`
+		}
+		if err := json.Unmarshal(line, &data); err != nil {
+			t.Fatalf("the collector's metrics: %v", err)
+		}
+		for _, rm := range data.ResourceMetrics {
+			res := attributes(rm.Resource.Attributes)
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if m.Name != name {
+						continue
+					}
+					for _, ps := range []*points{m.Histogram, m.Sum, m.Gauge} {
+						if ps == nil {
+							continue
+						}
+						for _, dp := range ps.DataPoints {
+							n, _ := strconv.Atoi(dp.Count)
+							out = append(out, Point{Metric: m.Name, Unit: m.Unit, Attributes: attributes(dp.Attributes), Resource: res, Count: n, Bounds: dp.Bounds})
+						}
+					}
 				}
 			}
 		}
