@@ -33,7 +33,13 @@ func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger
 	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	cs, err := client.Connect(ctx, in.ClientTransport(watchedTransport{kind.connect(ctx, s, log, started), w}, endpoint(s)), nil)
+	t := kind.connect(ctx, s, log, w, started)
+	if s.Transport != HTTP {
+		// A wrapper of a streamable HTTP connection would hide what
+		// go-sdk tells it of the session (see watchedTransport).
+		t = in.ClientTransport(t, endpoint(s))
+	}
+	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}
@@ -62,12 +68,14 @@ func endpoint(s Server) telemetry.Endpoint {
 // there too (its read fails).
 const MaxMessageBytes = mcp.DefaultMaxEventSize
 
-// headers sends an upstream's configured headers with every request, and
+// headers sends an upstream's configured headers with every request,
 // bounds the body of each answer that is not an event stream to
-// MaxMessageBytes.
+// MaxMessageBytes, and, when w is not nil, has w watch each answer (see
+// watchBody).
 type headers struct {
 	h    map[string]string
 	base http.RoundTripper
+	w    *watch
 }
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -77,12 +85,17 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
+	list := h.w != nil && listsTools(r)
 	resp, err := h.base.RoundTrip(r)
 	if err != nil {
 		return resp, err
 	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if !stream {
 		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
+	}
+	if h.w != nil {
+		resp.Body = &watchBody{ReadCloser: resp.Body, w: h.w, list: list, stream: stream}
 	}
 	return resp, nil
 }

@@ -27,29 +27,29 @@ type transport struct {
 	// parse fills in s from the entry e, its ${VAR}s expanded by expand;
 	// field errors are made by bad.
 	parse func(s *Server, e entry, expand func(field, v string) (string, error), bad func(field, format string, args ...any) error) error
-	// connect is the go-sdk transport to s, for as long as ctx lasts;
-	// what the upstream tells besides MCP goes to log; a process it
-	// starts is told to started (when not nil) by its PID.
-	connect func(ctx context.Context, s Server, log *slog.Logger, started func(pid int)) mcp.Transport
+	// connect is the go-sdk transport to s, for as long as ctx lasts,
+	// watched by w; what the upstream tells besides MCP goes to log; a
+	// process it starts is told to started (when not nil) by its PID.
+	connect func(ctx context.Context, s Server, log *slog.Logger, w *watch, started func(pid int)) mcp.Transport
 }
 
 // transports are the transports folio speaks, by the name Server.Transport
 // gives them.
 var transports = map[string]transport{
-	Stdio: {parse: parseStdio, connect: func(ctx context.Context, s Server, log *slog.Logger, started func(pid int)) mcp.Transport {
+	Stdio: {parse: parseStdio, connect: func(ctx context.Context, s Server, log *slog.Logger, w *watch, started func(pid int)) mcp.Transport {
 		cmd := exec.CommandContext(ctx, s.Command, s.Args...)
 		cmd.Env = os.Environ()
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Dir = s.Cwd
-		return &stdioTransport{cmd: cmd, name: s.Name, log: log, started: started}
+		return watchedTransport{&stdioTransport{cmd: cmd, name: s.Name, log: log, started: started}, w}
 	}},
-	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, _ func(int)) mcp.Transport {
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, _ func(int)) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, w}}}
 	}},
-	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, _ func(int)) mcp.Transport {
-		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport}}}
+	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, _ func(int)) mcp.Transport {
+		return watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}
 	}},
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -70,7 +73,12 @@ func (w *watch) definition(name string) json.RawMessage {
 	return b.Bytes()
 }
 
-// watchedTransport is a transport whose connections are watched by w.
+// watchedTransport is a transport whose connections are watched by w:
+// over stdio and the old SSE transport. A streamable HTTP connection is
+// not wrapped, as go-sdk tells its own type of connection of the session
+// (an unexported method: it then opens the stream the server's notices
+// come on), which a wrapper would hide; its answers are watched as they
+// are read (see watchBody).
 type watchedTransport struct {
 	mcp.Transport
 	w *watch
@@ -120,14 +128,144 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.w.sawTools(m.Result)
 		}
 	case *jsonrpc.Request:
-		if m.Method == progressMethod && !m.IsCall() && c.w.progress != nil && bytes.Contains(m.Params, []byte(progressPrefix)) {
-			var p struct {
-				Token string `json:"progressToken"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil {
-				c.w.progress(p.Token)
-			}
+		if m.Method == progressMethod && !m.IsCall() {
+			c.w.sawProgress(m.Params)
 		}
 	}
 	return msg, nil
+}
+
+// sawProgress tells w.progress of the token of a progress notification's
+// params, when it is one of folio's.
+func (w *watch) sawProgress(params json.RawMessage) {
+	if w.progress == nil || !bytes.Contains(params, []byte(progressPrefix)) {
+		return
+	}
+	var p struct {
+		Token string `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		w.progress(p.Token)
+	}
+}
+
+// sawMessage takes note of one JSON-RPC message read from a streamable
+// HTTP answer: a progress notification, or the answer to tools/list when
+// list (the request the answer is to asked for it).
+func (w *watch) sawMessage(raw []byte, list bool) {
+	if !list && !bytes.Contains(raw, []byte(progressMethod)) {
+		return
+	}
+	var m struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	switch {
+	case m.Method == progressMethod:
+		w.sawProgress(m.Params)
+	case list && m.Result != nil:
+		w.sawTools(m.Result)
+	}
+}
+
+// listsTools reports whether r, a POST of streamable HTTP, asks tools/list.
+// go-sdk writes a request's method within its first bytes.
+func listsTools(r *http.Request) bool {
+	if r.Method != http.MethodPost || r.GetBody == nil {
+		return false
+	}
+	body, err := r.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	head := make([]byte, 128)
+	n, _ := io.ReadFull(body, head)
+	return bytes.Contains(head[:n], []byte(`"method":"tools/list"`))
+}
+
+// watchBody passes an answer's body on and has w take note of each
+// message in it as the message's last byte passes, before go-sdk reads it:
+// the whole body when it is JSON, each event's data when it is an event
+// stream. The body is already bounded (an event by MaxMessageBytes, as
+// go-sdk bounds it; a JSON body by boundedBody).
+type watchBody struct {
+	io.ReadCloser
+	w        *watch
+	list     bool // the request asked for tools/list
+	stream   bool
+	buf      bytes.Buffer
+	searched int
+	done     bool
+}
+
+func (b *watchBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.buf.Write(p[:n])
+	if b.stream {
+		b.events()
+		if b.buf.Len() > MaxMessageBytes {
+			// go-sdk fails the stream at this size: keep no more.
+			b.buf.Reset()
+			b.searched = 0
+		}
+	}
+	if err == io.EOF && !b.done {
+		b.done = true
+		if !b.stream {
+			b.w.sawMessage(b.buf.Bytes(), b.list)
+		}
+		b.buf.Reset()
+	}
+	return n, err
+}
+
+// events has w take note of each complete event in the buffer, and keeps
+// the rest (searched of it already looked through for an event's end).
+func (b *watchBody) events() {
+	for {
+		data := b.buf.Bytes()
+		from := max(b.searched-3, 0)
+		end, sep := eventEnd(data[from:])
+		if end < 0 {
+			b.searched = len(data)
+			return
+		}
+		end += from
+		var msg bytes.Buffer
+		for line := range strings.Lines(string(data[:end])) {
+			line = strings.TrimRight(line, "\r\n")
+			if v, ok := strings.CutPrefix(line, "data:"); ok {
+				msg.WriteString(strings.TrimPrefix(v, " "))
+				msg.WriteByte('\n')
+			}
+		}
+		if msg.Len() > 0 {
+			b.w.sawMessage(msg.Bytes(), b.list)
+		}
+		b.buf.Next(end + sep)
+		b.searched = 0
+	}
+}
+
+// eventEnd finds the blank line that ends an event in data: where it
+// starts and how long it is, or -1.
+func eventEnd(data []byte) (int, int) {
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\n' {
+			continue
+		}
+		rest := data[i+1:]
+		switch {
+		case bytes.HasPrefix(rest, []byte("\n")):
+			return i, 2
+		case bytes.HasPrefix(rest, []byte("\r\n")):
+			return i, 3
+		}
+	}
+	return -1, 0
 }

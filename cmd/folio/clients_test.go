@@ -205,7 +205,8 @@ func mcpgoBinary(t *testing.T) string {
 // a client on mark3labs/mcp-go gets, for each of many short calls (its
 // tokens numbers and strings in turn), every progress notice the upstream
 // sent before its answer, in order, before the answer: from an upstream on
-// go-sdk that writes each notice on its own, and from one that writes its
+// go-sdk that writes each notice on its own (over stdio, and over
+// streamable HTTP, where they come as events), and from one that writes its
 // notices and its answer in one write; past the rate bound (16 at once),
 // the last one still (and those the bound lets through as time passes,
 // in order).
@@ -215,6 +216,7 @@ func TestProgressBeforeAnswer(t *testing.T) {
 	config := filepath.Join(dir, "mcp.json")
 	writeUpstreams(t, config, map[string]any{
 		"up":    map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-calltools", "-progressgap", "0s"}},
+		"web":   map[string]any{"type": "http", "url": upstreamtest.HTTP(t, "-calltools", "-progressgap", "0s")},
 		"one":   map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "5"}},
 		"flood": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "40"}},
 	})
@@ -236,6 +238,7 @@ func TestProgressBeforeAnswer(t *testing.T) {
 		bounded bool
 	}{
 		{"up__progress", upTo(3, 0), false},
+		{"web__progress", upTo(3, 0), false},
 		{"one__echo", upTo(5, 0), false},
 		{"flood__echo", upTo(16, 40), true},
 	} {
