@@ -72,6 +72,7 @@ running() { [ "$(curl -s "http://$admin/readyz" | grep -c '"state": "running"')"
 
 printf '| mode | processes under folio | their RSS | folio RSS |\n| --- | --- | --- | --- |\n'
 for mode in eager on-demand; do
+	: >"$mode.log" # there before folio writes to it, for admin_addr to read
 	./folio serve --root root --http 127.0.0.1:0 --admin 127.0.0.1:0 --upstreams mcp.json --schema-cache cache.json \
 		--upstream-start "$mode" --upstream-timeout 40s 2>"$mode.log" &
 	folio=$! log=$mode.log admin=""
