@@ -77,7 +77,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		// came: folio keeps nothing between the rounds, so any replica
 		// can take the retry.
 		round := upstream.Round{InputResponses: call.Params.InputResponses, RequestState: call.Params.RequestState}
-		res, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+		res, size, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
 		// A session of the older era has no retry of its own: folio
 		// asks its client within the call, round after round, as that
 		// era does. The newer era's client sees the input requests.
@@ -90,7 +90,7 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 				return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input this client did not give: %v", tool.Upstream, ierr)), nil
 			}
 			round = upstream.Round{InputResponses: responses, RequestState: res.RequestState}
-			res, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+			res, size, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
 		}
 		switch unavailable := (*upstream.UnavailableError)(nil); {
 		case errors.As(err, &unavailable):
@@ -103,7 +103,11 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		case err != nil:
 			return nil, err
 		}
-		if n := answerBytes(res); n > s.cfg.MaxAnswerBytes {
+		if size == 0 {
+			// Not seen on the wire.
+			size = answerBytes(res)
+		}
+		if n := size; n > s.cfg.MaxAnswerBytes {
 			// Never kept, never passed on: the bound holds for upstream
 			// answers as for folio's own.
 			return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
@@ -136,7 +140,7 @@ func (s *Server) advertised(def *mcp.Tool) *mcp.Tool {
 	return v.(*mcp.Tool)
 }
 
-// answerBytes is the size of an upstream's answer as JSON.
+// answerBytes is the size of an upstream's answer as JSON, encoded again.
 func answerBytes(res *mcp.CallToolResult) int {
 	b, err := json.Marshal(res)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -95,7 +96,8 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxMessageBytes}
 	}
 	if h.w != nil {
-		resp.Body = &watchBody{ReadCloser: resp.Body, w: h.w, list: list, stream: stream}
+		size, _ := r.Context().Value(answerSizeKey{}).(*atomic.Int64)
+		resp.Body = &watchBody{ReadCloser: resp.Body, w: h.w, list: list, size: size, stream: stream}
 	}
 	return resp, nil
 }

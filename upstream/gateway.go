@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -544,20 +545,21 @@ type Round struct {
 // that token, on this call's connection while the call runs, comes back
 // through onProgress under token. An answer that asks for input
 // (input_required) comes back as it is, for the client to answer; the
-// client's retry carries round to the same upstream.
-func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, round Round, token any, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+// client's retry carries round to the same upstream. size is the bytes of
+// the answer's result as the upstream sent it.
+func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, round Round, token any, onProgress func(*mcp.ProgressNotificationParams)) (res *mcp.CallToolResult, size int, err error) {
 	l := g.link(tool.Upstream)
 	if l == nil {
-		return nil, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
+		return nil, 0, fmt.Errorf("%w: %s is not configured", ErrConnect, tool.Upstream)
 	}
 	l.acquire()
 	defer l.release(false)
 	cs, err := l.session(ctx, true)
 	if unavailable := (*UnavailableError)(nil); errors.As(err, &unavailable) {
-		return nil, err
+		return nil, 0, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+		return nil, 0, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
 	p := &mcp.CallToolParams{Name: tool.Original, Arguments: args, InputResponses: round.InputResponses, RequestState: round.RequestState}
 	var route *progressRoute
@@ -574,7 +576,8 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 	if g.opt.Telemetry != nil {
 		ctx, span = g.startSpan(ctx, l, cs, p)
 	}
-	res, err := cs.CallTool(ctx, p)
+	answered := new(atomic.Int64)
+	res, err = cs.CallTool(context.WithValue(ctx, answerSizeKey{}, answered), p)
 	span.End(ctx, err == nil && res != nil && res.IsError, err)
 	if route != nil {
 		route.finish(ctx)
@@ -584,13 +587,13 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 			// Not the upstream's answer: the connection failed. The
 			// next call makes another.
 			l.drop(cs, err)
-			return nil, fmt.Errorf("%w: %s: %v", ErrConnect, tool.Upstream, err)
+			return nil, 0, fmt.Errorf("%w: %s: %v", ErrConnect, tool.Upstream, err)
 		}
 	}
 	if ctx.Err() == nil {
 		l.succeeded(cs)
 	}
-	return res, err
+	return res, int(answered.Load()), err
 }
 
 // startSpan starts the client span of the call p to l's upstream on cs,

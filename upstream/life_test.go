@@ -81,7 +81,7 @@ func TestReload(t *testing.T) {
 		t.Fatalf("catalog %v %v", c, err)
 	}
 	tool, _ := c.Lookup("a__one")
-	if _, err := g.Call(context.Background(), tool, nil, Round{}, nil, nil); err != nil {
+	if _, _, err := g.Call(context.Background(), tool, nil, Round{}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	pid := g.Statuses()[0].PID
@@ -128,7 +128,7 @@ func TestReload(t *testing.T) {
 		// still running: each change of the catalog is told.)
 		t.Error("the watchers were not told")
 	}
-	if _, err := g.Call(context.Background(), Tool{Name: "b__two", Upstream: "b", Original: "two"}, nil, Round{}, nil, nil); !errors.Is(err, ErrConnect) {
+	if _, _, err := g.Call(context.Background(), Tool{Name: "b__two", Upstream: "b", Original: "two"}, nil, Round{}, nil, nil); !errors.Is(err, ErrConnect) {
 		t.Errorf("a call of a removed upstream: %v", err)
 	}
 

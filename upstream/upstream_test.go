@@ -455,7 +455,7 @@ func TestListChangedOverEachTransport(t *testing.T) {
 			// Connected: the first call starts it, and it stays.
 			c, _ := g.Catalog(ctx)
 			a, _ := c.Lookup("up__a")
-			if _, err := g.Call(ctx, a, json.RawMessage(`{}`), Round{}, nil, nil); err != nil {
+			if _, _, err := g.Call(ctx, a, json.RawMessage(`{}`), Round{}, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(toolsFile, []byte("a,c"), 0o644)

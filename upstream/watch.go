@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,7 +90,7 @@ func (t watchedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Connection: c, w: t.w, lists: map[jsonrpc.ID]bool{}}, nil
+	return &watchedConn{Connection: c, w: t.w, lists: map[jsonrpc.ID]bool{}, sizes: map[jsonrpc.ID]*atomic.Int64{}}, nil
 }
 
 // watchedConn is a connection to an upstream, watched as its messages
@@ -99,13 +100,30 @@ type watchedConn struct {
 	w     *watch
 	mu    sync.Mutex
 	lists map[jsonrpc.ID]bool // tools/list requests not yet answered
+	// sizes are where the requests not yet answered that were written
+	// with an answerSize in their context want the size of their answer.
+	sizes map[jsonrpc.ID]*atomic.Int64
 }
 
+// answerSizeKey is where Call leaves, in the context its request is
+// written in, an *atomic.Int64 for the size of the answer's result as it
+// comes on the wire: so folio bounds what an upstream answers by what it
+// sent, without encoding the answer again.
+type answerSizeKey struct{}
+
 func (c *watchedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.IsCall() {
-		c.mu.Lock()
-		c.lists[req.ID] = true
-		c.mu.Unlock()
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		size, _ := ctx.Value(answerSizeKey{}).(*atomic.Int64)
+		if req.Method == "tools/list" || size != nil {
+			c.mu.Lock()
+			if req.Method == "tools/list" {
+				c.lists[req.ID] = true
+			}
+			if size != nil {
+				c.sizes[req.ID] = size
+			}
+			c.mu.Unlock()
+		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
@@ -121,9 +139,13 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		c.mu.Lock()
-		list := c.lists[m.ID]
+		list, size := c.lists[m.ID], c.sizes[m.ID]
 		delete(c.lists, m.ID)
+		delete(c.sizes, m.ID)
 		c.mu.Unlock()
+		if size != nil {
+			size.Store(int64(len(m.Result)))
+		}
 		if list && m.Error == nil {
 			c.w.sawTools(m.Result)
 		}
@@ -196,7 +218,8 @@ func listsTools(r *http.Request) bool {
 type watchBody struct {
 	io.ReadCloser
 	w        *watch
-	list     bool // the request asked for tools/list
+	list     bool          // the request asked for tools/list
+	size     *atomic.Int64 // for the size of the answer's result, or nil
 	stream   bool
 	buf      bytes.Buffer
 	searched int
@@ -217,11 +240,27 @@ func (b *watchBody) Read(p []byte) (int, error) {
 	if err == io.EOF && !b.done {
 		b.done = true
 		if !b.stream {
-			b.w.sawMessage(b.buf.Bytes(), b.list)
+			b.saw(b.buf.Bytes())
 		}
 		b.buf.Reset()
 	}
 	return n, err
+}
+
+// saw has w take note of a message, and size of its result when it is
+// the answer.
+func (b *watchBody) saw(msg []byte) {
+	b.w.sawMessage(msg, b.list)
+	if b.size == nil {
+		return
+	}
+	var m struct {
+		Method *string          `json:"method"`
+		Result *json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(msg, &m) == nil && m.Method == nil && m.Result != nil {
+		b.size.Store(int64(len(*m.Result)))
+	}
 }
 
 // events has w take note of each complete event in the buffer, and keeps
@@ -245,7 +284,7 @@ func (b *watchBody) events() {
 			}
 		}
 		if msg.Len() > 0 {
-			b.w.sawMessage(msg.Bytes(), b.list)
+			b.saw(msg.Bytes())
 		}
 		b.buf.Next(end + sep)
 		b.searched = 0
