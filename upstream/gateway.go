@@ -578,6 +578,9 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 	}
 	answered := new(atomic.Int64)
 	res, err = cs.CallTool(context.WithValue(ctx, answerSizeKey{}, answered), p)
+	// An answer that did not come is given up, for the connection to
+	// forget (see watchedConn).
+	answered.CompareAndSwap(0, -1)
 	span.End(ctx, err == nil && res != nil && res.IsError, err)
 	if route != nil {
 		route.finish(ctx)
@@ -593,7 +596,7 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 	if ctx.Err() == nil {
 		l.succeeded(cs)
 	}
-	return res, int(answered.Load()), err
+	return res, int(max(answered.Load(), 0)), err
 }
 
 // startSpan starts the client span of the call p to l's upstream on cs,

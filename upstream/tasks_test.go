@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -137,4 +139,53 @@ func defs(tools ...*mcp.Tool) []json.RawMessage {
 		out = append(out, b)
 	}
 	return out
+}
+
+// TestWatchedConnSizes: a call's answer gives its size, as it came, to the
+// call that asked; the requests of calls given up (cancelled, never
+// answered) are forgotten, however many there are.
+func TestWatchedConnSizes(t *testing.T) {
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	c, err := watchedTransport{ct, &watch{}}.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	defer server.Close()
+	go func() {
+		for {
+			if _, err := server.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	call := func(i int) *atomic.Int64 {
+		size := new(atomic.Int64)
+		id, _ := jsonrpc.MakeID(float64(i))
+		if err := c.Write(context.WithValue(ctx, answerSizeKey{}, size), &jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		return size
+	}
+	for i := range 1000 {
+		call(i).Store(-1) // given up
+	}
+	if n := len(c.(*watchedConn).sizes); n > maxSizesKept {
+		t.Errorf("%d requests given up are kept", n)
+	}
+	size := call(5000)
+	id, _ := jsonrpc.MakeID(float64(5000))
+	result := json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)
+	go server.Write(ctx, &jsonrpc.Response{ID: id, Result: result})
+	if _, err := c.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if size.Load() != int64(len(result)) {
+		t.Errorf("size %d, the answer's result is %d bytes", size.Load(), len(result))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -19,7 +20,9 @@ import (
 // execution (MCP 2025-11-25) or any later one and sorts a schema's keys,
 // and a notification is handed to a goroutine of its own, so that the
 // answer read after it may reach its call first. folio reads both off the
-// wire as the messages pass: every connection to an upstream is watched.
+// wire: every connection to an upstream is watched, over stdio and SSE as
+// its messages pass (watchedConn), over streamable HTTP as the bodies of
+// its answers are read (watchBody).
 
 // watch is what folio reads off the connections to one upstream.
 type watch struct {
@@ -101,9 +104,14 @@ type watchedConn struct {
 	mu    sync.Mutex
 	lists map[jsonrpc.ID]bool // tools/list requests not yet answered
 	// sizes are where the requests not yet answered that were written
-	// with an answerSize in their context want the size of their answer.
+	// with an answerSizeKey in their context want the size of their
+	// answer (given up, once negative: see Call).
 	sizes map[jsonrpc.ID]*atomic.Int64
 }
+
+// maxSizesKept is how many requests sizes holds before those given up
+// are dropped.
+const maxSizesKept = 64
 
 // answerSizeKey is where Call leaves, in the context its request is
 // written in, an *atomic.Int64 for the size of the answer's result as it
@@ -120,6 +128,10 @@ func (c *watchedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.lists[req.ID] = true
 			}
 			if size != nil {
+				if len(c.sizes) >= maxSizesKept {
+					// Calls cancelled, whose answers never came.
+					maps.DeleteFunc(c.sizes, func(_ jsonrpc.ID, v *atomic.Int64) bool { return v.Load() < 0 })
+				}
 				c.sizes[req.ID] = size
 			}
 			c.mu.Unlock()
