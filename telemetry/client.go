@@ -47,7 +47,9 @@ type Endpoint struct {
 //
 // Like any wrapper of go-sdk connections (its own LoggingTransport
 // included), it hides what go-sdk tells its own connection types of the
-// session (an unexported method).
+// session (an unexported method): a streamable HTTP connection, which
+// then never opens the stream of a session's notices, is told of at the
+// HTTP layer instead (see ClientHTTP).
 func (in *Instruments) ClientTransport(t mcp.Transport, e Endpoint) mcp.Transport {
 	if in == nil {
 		return t
@@ -66,25 +68,38 @@ func (t clientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := Operation{Transport: t.e.Transport, Network: t.e.Network, Address: t.e.Address, Port: t.e.Port}
-	return &clientConn{Connection: c, in: t.in, e: t.e, session: t.in.StartSession(op, false), calls: map[jsonrpc.ID]*call{}}, nil
+	return &clientConn{Connection: c, calls: newClientCalls(t.in, t.e)}, nil
 }
 
 // clientConn is a connection of clientTransport's.
 type clientConn struct {
 	mcp.Connection
+	calls *clientCalls
+
+	mu sync.Mutex
+	// closing: folio closes the connection; lost: it ended before.
+	closing, lost bool
+}
+
+// clientCalls is what is traced of one connection folio makes to an MCP
+// server, wherever its messages are read: by the connection (clientConn),
+// or in its HTTP exchanges (clientHTTP).
+type clientCalls struct {
 	in      *Instruments
 	e       Endpoint
 	session *Session
 
 	mu sync.Mutex
 	// calls are the requests the connection made spans of, until
-	// answered.
+	// answered; nil once the connection closed.
 	calls map[jsonrpc.ID]*call
 	// version is the protocol version the connection agreed on.
 	version string
-	// closing: folio closes the connection; lost: it ended before.
-	closing, lost bool
+}
+
+func newClientCalls(in *Instruments, e Endpoint) *clientCalls {
+	op := Operation{Transport: e.Transport, Network: e.Network, Address: e.Address, Port: e.Port}
+	return &clientCalls{in: in, e: e, session: in.StartSession(op, false), calls: map[jsonrpc.ID]*call{}}
 }
 
 // call is a request whose span the connection made.
@@ -94,6 +109,8 @@ type call struct {
 	method string
 	// version is the protocol version a handshake asked for.
 	version string
+	// meta is the trace context put in the request's _meta.
+	meta map[string]any
 }
 
 // Methods of the handshake, and of a cancellation.
@@ -110,50 +127,61 @@ func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.Connection.Write(ctx, msg)
 	case !req.IsCall():
 		if req.Method == methodCancelled {
-			c.cancelled(req.Params)
+			c.calls.cancelled(req.Params)
 		}
 		return c.Connection.Write(ctx, msg)
 	}
-	if s, _ := ctx.Value(clientSpanKey{}).(*Span); s != nil && s.claim(req.Method, IDText(req.ID), c.Connection.SessionID(), c.e) {
+	session := c.Connection.SessionID()
+	if c.calls.claim(ctx, req.Method, IDText(req.ID), session) {
 		return c.Connection.Write(ctx, msg)
 	}
-	c.start(ctx, req)
+	c.calls.start(ctx, req, session)
 	err := c.Connection.Write(ctx, msg)
 	if err != nil {
-		c.finish(req.ID, nil, err)
+		c.calls.finish(req.ID, nil, err)
 	}
 	return err
+}
+
+// claim gives the span StartClient left in ctx what the wire tells of
+// the request of method written in ctx, whose id is id, in the session
+// named (if any): see Span.claim. It reports false when ctx holds no span
+// of that request's.
+func (c *clientCalls) claim(ctx context.Context, method, id, session string) bool {
+	s, _ := ctx.Value(clientSpanKey{}).(*Span)
+	return s != nil && s.claim(method, id, session, c.e)
 }
 
 // claim gives s, the span of a request of method, what the wire tells:
 // the request's id, the session's and the connection's endpoint, where s
 // lacks them. It reports false when s is not that request's span: another
-// method's, or one whose request was written already.
+// method's, or one whose request, another id's, was written already (the
+// same request sent again, as an HTTP client does after authorizing, is
+// still s's).
 func (s *Span) claim(method, id, session string, e Endpoint) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.server || s.op.Method != method || s.op.RequestID != "" {
+	if s.server || s.op.Method != method {
 		return false
+	}
+	if s.op.RequestID != "" {
+		return s.op.RequestID == cut(id)
 	}
 	op := &s.op
 	op.RequestID = cut(id)
-	if op.SessionID == "" {
+	// Only what the span lacked is added to it.
+	attrs := make([]attribute.KeyValue, 1, 6) // room for all: one allocation
+	attrs[0] = semconv.JSONRPCRequestID(op.RequestID)
+	if op.SessionID == "" && session != "" {
 		op.SessionID = cut(session)
+		attrs = append(attrs, semconv.McpSessionID(op.SessionID))
 	}
-	if op.Transport == "" {
+	if op.Transport == "" && e.Transport != "" {
 		op.Transport = e.Transport
+		attrs = append(attrs, semconv.NetworkTransportKey.String(op.Transport))
 	}
 	if op.Network == "" && op.Address == "" {
 		op.Network, op.Address, op.Port = e.Network, cut(e.Address), e.Port
-	}
-	if s.span != nil {
-		attrs := []attribute.KeyValue{semconv.JSONRPCRequestID(op.RequestID)}
-		if op.SessionID != "" {
-			attrs = append(attrs, semconv.McpSessionID(op.SessionID))
-		}
-		if op.Transport != "" {
-			attrs = append(attrs, semconv.NetworkTransportKey.String(op.Transport))
-		}
 		if op.Network != "" {
 			attrs = append(attrs, semconv.NetworkProtocolName(op.Network))
 		}
@@ -163,14 +191,17 @@ func (s *Span) claim(method, id, session string, e Endpoint) bool {
 				attrs = append(attrs, semconv.ServerPort(op.Port))
 			}
 		}
+	}
+	if s.span != nil {
 		s.span.SetAttributes(attrs...)
 	}
 	return true
 }
 
-// start makes the span of req, sent in ctx, and puts its trace context
-// in req's _meta.
-func (c *clientConn) start(ctx context.Context, req *jsonrpc.Request) {
+// start makes the span of req, sent in ctx in the session named (if
+// any), and puts its trace context in req's _meta: traced reports it
+// did.
+func (c *clientCalls) start(ctx context.Context, req *jsonrpc.Request, session string) (traced bool) {
 	var p struct {
 		Name            string         `json:"name"`
 		URI             string         `json:"uri"`
@@ -183,7 +214,7 @@ func (c *clientConn) start(ctx context.Context, req *jsonrpc.Request) {
 	c.mu.Lock()
 	version := c.version
 	c.mu.Unlock()
-	op := Operation{Method: req.Method, RequestID: IDText(req.ID), ProtocolVersion: version, SessionID: c.Connection.SessionID(),
+	op := Operation{Method: req.Method, RequestID: IDText(req.ID), ProtocolVersion: version, SessionID: session,
 		Transport: c.e.Transport, Network: c.e.Network, Address: c.e.Address, Port: c.e.Port, Meta: map[string]any{}}
 	asked := ""
 	switch req.Method {
@@ -201,19 +232,21 @@ func (c *clientConn) start(ctx context.Context, req *jsonrpc.Request) {
 	if asked != "" {
 		op.ProtocolVersion = asked
 	}
+	meta := op.Meta
 	sctx, span := c.in.StartClient(ctx, op)
-	if len(op.Meta) > 0 {
-		if params, err := withMeta(req.Params, op.Meta); err == nil {
-			req.Params = params
+	if len(meta) > 0 {
+		if params, err := withMeta(req.Params, meta); err == nil {
+			req.Params, traced = params, true
 		}
 	}
 	c.mu.Lock()
 	if c.calls != nil {
-		c.calls[req.ID] = &call{ctx: sctx, span: span, method: req.Method, version: asked}
+		c.calls[req.ID] = &call{ctx: sctx, span: span, method: req.Method, version: asked, meta: meta}
 		span = nil
 	}
 	c.mu.Unlock()
 	span.End(sctx, false, mcp.ErrConnectionClosed) // closed already: never answered
+	return traced
 }
 
 // withMeta is params (a JSON object, or nothing) with meta's members in
@@ -248,7 +281,7 @@ func withMeta(params json.RawMessage, meta map[string]any) (json.RawMessage, err
 
 // finish ends the span of the request id, if the connection made one:
 // res is its answer's result, err its error.
-func (c *clientConn) finish(id jsonrpc.ID, res json.RawMessage, err error) {
+func (c *clientCalls) finish(id jsonrpc.ID, res json.RawMessage, err error) {
 	c.mu.Lock()
 	call := c.calls[id]
 	delete(c.calls, id)
@@ -290,7 +323,7 @@ func (c *clientConn) finish(id jsonrpc.ID, res json.RawMessage, err error) {
 
 // cancelled ends the span of the request a cancellation names: its
 // answer will not come.
-func (c *clientConn) cancelled(params json.RawMessage) {
+func (c *clientCalls) cancelled(params json.RawMessage) {
 	var p struct {
 		RequestID any `json:"requestId"`
 	}
@@ -299,6 +332,34 @@ func (c *clientConn) cancelled(params json.RawMessage) {
 	}
 	if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
 		c.finish(id, nil, context.Canceled)
+	}
+}
+
+// pending reports whether a request the connection made a span of is
+// not answered yet.
+func (c *clientCalls) pending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls) > 0
+}
+
+// close ends the spans of the requests not answered (the connection
+// closed under them) and, once the connection had agreed on a protocol
+// version, the session: lost tells it ended before folio closed it.
+func (c *clientCalls) close(lost bool) {
+	c.mu.Lock()
+	calls, agreed := c.calls, c.version != ""
+	c.calls = nil
+	c.mu.Unlock()
+	for _, call := range calls {
+		call.span.End(call.ctx, false, mcp.ErrConnectionClosed)
+	}
+	if agreed {
+		var why error
+		if lost {
+			why = ErrSessionLost
+		}
+		c.session.End(context.Background(), why)
 	}
 }
 
@@ -311,7 +372,7 @@ func (c *clientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, err
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.finish(resp.ID, resp.Result, resp.Error)
+		c.calls.finish(resp.ID, resp.Result, resp.Error)
 	}
 	return msg, nil
 }
@@ -319,19 +380,9 @@ func (c *clientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *clientConn) Close() error {
 	c.mu.Lock()
 	c.closing = true
-	calls, lost, agreed := c.calls, c.lost, c.version != ""
-	c.calls = nil
+	lost := c.lost
 	c.mu.Unlock()
 	err := c.Connection.Close()
-	for _, call := range calls {
-		call.span.End(call.ctx, false, mcp.ErrConnectionClosed)
-	}
-	if agreed {
-		var why error
-		if lost {
-			why = ErrSessionLost
-		}
-		c.session.End(context.Background(), why)
-	}
+	c.calls.close(lost)
 	return err
 }

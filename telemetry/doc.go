@@ -5,5 +5,6 @@
 // sessions as OpenTelemetry's MCP semantic conventions have them, trace
 // context carried in params._meta. What go-sdk does not tell of a request
 // is read off the wire: its id in an HTTP body (RequestID), and on the
-// connections folio makes to other servers (ClientTransport).
+// connections folio makes to other servers (ClientTransport, or
+// ClientHTTP in the HTTP exchanges of a streamable HTTP one).
 package telemetry

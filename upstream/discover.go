@@ -34,13 +34,7 @@ func connect(ctx context.Context, s Server, client *mcp.Client, log *slog.Logger
 	if !ok {
 		return nil, fmt.Errorf("upstream %s: unknown transport %q", s.Name, s.Transport)
 	}
-	t := kind.connect(ctx, s, log, w, started)
-	if s.Transport != HTTP {
-		// A wrapper of a streamable HTTP connection would hide what
-		// go-sdk tells it of the session (see watchedTransport).
-		t = in.ClientTransport(t, endpoint(s))
-	}
-	cs, err := client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, kind.connect(ctx, s, log, w, in, started), nil)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", s.Name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/telemetry"
 )
 
 // Transports an upstream is reached by.
@@ -28,28 +30,34 @@ type transport struct {
 	// field errors are made by bad.
 	parse func(s *Server, e entry, expand func(field, v string) (string, error), bad func(field, format string, args ...any) error) error
 	// connect is the go-sdk transport to s, for as long as ctx lasts,
-	// watched by w; what the upstream tells besides MCP goes to log; a
-	// process it starts is told to started (when not nil) by its PID.
-	connect func(ctx context.Context, s Server, log *slog.Logger, w *watch, started func(pid int)) mcp.Transport
+	// watched by w, and traced and measured by in (see connect); what the
+	// upstream tells besides MCP goes to log; a process it starts is told
+	// to started (when not nil) by its PID.
+	connect func(ctx context.Context, s Server, log *slog.Logger, w *watch, in *telemetry.Instruments, started func(pid int)) mcp.Transport
 }
 
 // transports are the transports folio speaks, by the name Server.Transport
 // gives them.
 var transports = map[string]transport{
-	Stdio: {parse: parseStdio, connect: func(ctx context.Context, s Server, log *slog.Logger, w *watch, started func(pid int)) mcp.Transport {
+	Stdio: {parse: parseStdio, connect: func(ctx context.Context, s Server, log *slog.Logger, w *watch, in *telemetry.Instruments, started func(pid int)) mcp.Transport {
 		cmd := exec.CommandContext(ctx, s.Command, s.Args...)
 		cmd.Env = os.Environ()
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Dir = s.Cwd
-		return watchedTransport{&stdioTransport{cmd: cmd, name: s.Name, log: log, started: started}, w}
+		return in.ClientTransport(watchedTransport{&stdioTransport{cmd: cmd, name: s.Name, log: log, started: started}, w}, endpoint(s))
 	}},
-	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, _ func(int)) mcp.Transport {
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, w}}}
+	// A streamable HTTP connection is neither watched nor traced by a
+	// wrapper, which would hide what go-sdk tells it of the session (see
+	// watchedTransport): both read its HTTP exchanges.
+	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
+		rt := in.ClientHTTP(headers{s.Headers, http.DefaultTransport, w}, endpoint(s))
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}}
 	}},
-	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, _ func(int)) mcp.Transport {
-		return watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}
+	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
+		t := watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}
+		return in.ClientTransport(t, endpoint(s))
 	}},
 }
 
