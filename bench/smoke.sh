@@ -32,9 +32,11 @@ run() {
 # others, its output kept until it ends (and it is stopped if one fails).
 upstreams=$(mktemp)
 upstart=$(date +%s)
-env UPSTREAMPROCS_SETTLE=1 bench/upstreamprocs.sh memory thinking >"$upstreams" 2>&1 &
+# In a process group of its own, so that stopping it stops the folio and
+# Node.js processes it started too.
+setsid env UPSTREAMPROCS_SETTLE=1 bench/upstreamprocs.sh memory thinking >"$upstreams" 2>&1 &
 upid=$!
-trap 'kill "$upid" 2>/dev/null || true; rm -f "$upstreams"' EXIT
+trap 'kill -- "-$upid" 2>/dev/null || true; rm -f "$upstreams"' EXIT
 
 run load bench/load.sh -clients 4 -duration 3s
 run fscompare bench/fscompare.sh -size 65536 -n 5

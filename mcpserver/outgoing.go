@@ -115,8 +115,12 @@ func (s *Server) offered(t upstream.Tool) (*mcp.Tool, json.RawMessage) {
 // definition is raw, a tool's definition (compact JSON), with its name and
 // schemas those of ad; ad as JSON when raw is no object.
 func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
+	if len(raw) == 0 || raw[0] != '{' {
+		b, _ := marshalCompact(ad)
+		return b
+	}
 	members, err := jsonvalue.Elements(raw)
-	if len(raw) == 0 || raw[0] != '{' || err != nil {
+	if err != nil {
 		b, _ := marshalCompact(ad)
 		return b
 	}

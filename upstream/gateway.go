@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/telemetry"
 )
 
@@ -141,12 +142,36 @@ func parseTool(raw json.RawMessage) (*mcp.Tool, error) {
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, errors.New("a tool is null")
 	}
-	var in, out json.RawMessage
-	t := &mcp.Tool{InputSchema: &in, OutputSchema: &out}
-	if err := json.Unmarshal(raw, t); err != nil {
-		return nil, fmt.Errorf("a tool is not defined by a JSON object: %v", err)
+	raw = jsonvalue.Trim(raw)
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil, errors.New("a tool is not defined by a JSON object")
 	}
-	t.InputSchema, t.OutputSchema = nil, nil
+	members, err := jsonvalue.Elements(raw)
+	if err != nil {
+		return nil, errors.New("a tool is not defined by a JSON object")
+	}
+	// The fields by their exact keys, as go-sdk's clients read them
+	// (encoding/json would take "InputSchema" too).
+	var name string
+	var in, out json.RawMessage
+	for _, m := range members {
+		switch m.Key {
+		case "name":
+			json.Unmarshal(raw[m.Start:m.End], &name)
+		case "inputSchema":
+			in = raw[m.Start:m.End]
+		case "outputSchema":
+			out = raw[m.Start:m.End]
+		}
+	}
+	if bytes.Equal(out, []byte("null")) {
+		out = nil
+	}
+	t := &mcp.Tool{InputSchema: new(json.RawMessage), OutputSchema: new(json.RawMessage)} // not decoded into maps
+	if err := json.Unmarshal(raw, t); err != nil {
+		return nil, fmt.Errorf("tool %s: its definition does not decode: %v", quote(name), err)
+	}
+	t.Name, t.InputSchema, t.OutputSchema = name, nil, nil
 	for _, sc := range []struct {
 		what   string
 		schema json.RawMessage
@@ -650,13 +675,18 @@ type progressRoute struct {
 	send  func(*mcp.ProgressNotificationParams)
 	moved chan struct{} // a notice was handled
 
-	mu            sync.Mutex
-	read, handled int
-	allowance     float64   // notices that may be passed on now (see pass)
-	last          time.Time // when allowance was last reckoned
-	finished      bool      // the one that says the work is done was passed on
-	held          *mcp.ProgressNotificationParams
-	closed        bool // the call has its answer: nothing more goes on
+	// read and handled count the notices: read as the reader of the
+	// upstream's connection sees them (never waiting on a lock, so that
+	// a slow client keeps no other call's answer from being read),
+	// handled once go-sdk has handed them on.
+	read, handled atomic.Int64
+
+	mu        sync.Mutex
+	allowance float64   // notices that may be passed on now (see pass)
+	last      time.Time // when allowance was last reckoned
+	finished  bool      // the one that says the work is done was passed on
+	held      *mcp.ProgressNotificationParams
+	closed    bool // the call has its answer: nothing more goes on
 }
 
 // Bounds on the progress passed back to a caller.
@@ -677,10 +707,7 @@ const (
 // when it is for a call in flight.
 func (g *Gateway) sawProgress(token string) {
 	if v, ok := g.progress.Load(token); ok {
-		r := v.(*progressRoute)
-		r.mu.Lock()
-		r.read++
-		r.mu.Unlock()
+		v.(*progressRoute).read.Add(1)
 	}
 }
 
@@ -699,10 +726,8 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 		return
 	}
 	r := v.(*progressRoute)
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	defer r.handle()
-	if req.Session != r.from || r.closed {
+	if req.Session != r.from {
 		return
 	}
 	p := *req.Params
@@ -711,12 +736,19 @@ func (g *Gateway) forwardProgress(_ context.Context, req *mcp.ProgressNotificati
 	if m := []rune(p.Message); len(m) > progressMessageLen {
 		p.Message = string(m[:progressMessageLen]) + "…"
 	}
+	r.mu.Lock()
 	done := p.Total > 0 && p.Progress >= p.Total && !r.finished
-	if !r.pass() && !done {
-		r.held = &p
+	if r.closed || (!r.pass() && !done) {
+		if !r.closed {
+			r.held = &p
+		}
+		r.mu.Unlock()
 		return
 	}
 	r.finished, r.held = r.finished || done, nil
+	r.mu.Unlock()
+	// Sent unlocked: go-sdk hands a connection's notices on one at a
+	// time, so they go out in order.
 	r.send(&p)
 }
 
@@ -738,9 +770,9 @@ func (r *progressRoute) pass() bool {
 	return true
 }
 
-// handle counts a notice handled; r.mu is held.
+// handle counts a notice handled.
 func (r *progressRoute) handle() {
-	r.handled++
+	r.handled.Add(1)
 	select {
 	case r.moved <- struct{}{}:
 	default:
@@ -754,24 +786,23 @@ func (r *progressRoute) handle() {
 func (r *progressRoute) finish(ctx context.Context) {
 	wait := time.NewTimer(progressDrainWait)
 	defer wait.Stop()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for r.handled < r.read {
-		r.mu.Unlock()
+wait:
+	for r.handled.Load() < r.read.Load() {
 		select {
 		case <-r.moved:
-			r.mu.Lock()
-			continue
 		case <-wait.C:
+			break wait
 		case <-ctx.Done():
+			break wait
 		}
-		r.mu.Lock()
-		break
 	}
-	if r.held != nil && ctx.Err() == nil {
-		r.send(r.held)
-	}
+	r.mu.Lock()
+	held := r.held
 	r.held, r.closed = nil, true
+	r.mu.Unlock()
+	if held != nil && ctx.Err() == nil {
+		r.send(held)
+	}
 }
 
 // Close ends the discoveries running in the background and every

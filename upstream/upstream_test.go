@@ -259,7 +259,8 @@ func TestDiscover(t *testing.T) {
 
 // TestStartLeavesOutBadTools: nothing in the cache keeps folio from
 // starting. Tools whose names collide or cannot be made valid, whose
-// schemas are not objects, or that are null, are left out, each logged;
+// schemas are not objects (or given under a key of another case), whose
+// fields do not decode, or that are null, are left out, each logged;
 // the upstream's other tools and the other upstreams are offered.
 func TestStartLeavesOutBadTools(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
@@ -271,6 +272,9 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 			&mcp.Tool{Name: strings.Repeat("n", 70), InputSchema: object}, &mcp.Tool{Name: "text", InputSchema: "a string"}, &mcp.Tool{Name: "untyped", InputSchema: json.RawMessage(`{}`)},
 			&mcp.Tool{Name: "out", InputSchema: object, OutputSchema: json.RawMessage(`[1]`)}, nil,
 		)}
+		// Keys are exact, as go-sdk's clients read them.
+		c.Upstreams["gh"] = Entry{Fingerprint: gh.Fingerprint(), Tools: append(c.Upstreams["gh"].Tools,
+			json.RawMessage(`{"name":"cased","InputSchema":{"type":"object"}}`), json.RawMessage(`{"name":"typed","inputSchema":{"type":"object"},"annotations":"x"}`))}
 		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: defs(&mcp.Tool{Name: "t", InputSchema: object})}
 	})
 	var logged strings.Builder
@@ -294,7 +298,7 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for _, want := range []string{`\"a/b\" and \"a b\" would all be offered`, "not a valid MCP tool name", `tool \"text\": its input schema`, `tool \"untyped\": its input schema`, `tool \"out\": its output schema`, "a tool is null"} {
+	for _, want := range []string{`\"a/b\" and \"a b\" would all be offered`, "not a valid MCP tool name", `tool \"text\": its input schema`, `tool \"untyped\": its input schema`, `tool \"out\": its output schema`, "a tool is null", `tool \"cased\": its input schema`, `tool \"typed\": its definition does not decode`} {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("the log does not say %s:\n%s", want, logged.String())
 		}
@@ -426,6 +430,9 @@ func TestListChangedOverEachTransport(t *testing.T) {
 		}},
 		{"http session", func(f string) Server {
 			return Server{Name: "up", Transport: HTTP, URL: upstreamtest.HTTP(t, "-toolsfile", f)}
+		}},
+		{"http stateless", func(f string) Server {
+			return Server{Name: "up", Transport: HTTP, URL: upstreamtest.HTTP(t, "-stateless", "-toolsfile", f)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

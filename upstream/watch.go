@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 // go-sdk's client keeps less of what an upstream sends than folio passes
@@ -43,7 +45,7 @@ func (w *watch) sawTools(result json.RawMessage) {
 	var r struct {
 		Tools []json.RawMessage `json:"tools"`
 	}
-	if json.Unmarshal(result, &r) != nil {
+	if json.Unmarshal(result, &r) != nil || r.Tools == nil {
 		return
 	}
 	defs := make(map[string]json.RawMessage, len(r.Tools))
@@ -125,6 +127,10 @@ func (c *watchedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if req.Method == "tools/list" || size != nil {
 			c.mu.Lock()
 			if req.Method == "tools/list" {
+				if len(c.lists) >= maxSizesKept {
+					// Lists never answered.
+					clear(c.lists)
+				}
 				c.lists[req.ID] = true
 			}
 			if size != nil {
@@ -170,16 +176,44 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // sawProgress tells w.progress of the token of a progress notification's
-// params, when it is one of folio's.
+// params, when it is one of folio's and go-sdk will hand the notification
+// on: its keys as go-sdk reads them (exactly), each of the type go-sdk
+// decodes it to. A notice counted that go-sdk drops would hold its call's
+// answer (see progressRoute).
 func (w *watch) sawProgress(params json.RawMessage) {
 	if w.progress == nil || !bytes.Contains(params, []byte(progressPrefix)) {
 		return
 	}
-	var p struct {
-		Token string `json:"progressToken"`
+	params = jsonvalue.Trim(params)
+	if len(params) == 0 || params[0] != '{' || !json.Valid(params) {
+		return
 	}
-	if json.Unmarshal(params, &p) == nil {
-		w.progress(p.Token)
+	members, err := jsonvalue.Elements(params)
+	if err != nil {
+		return
+	}
+	token := ""
+	for _, m := range members {
+		v := params[m.Start:m.End]
+		switch m.Key {
+		case "progressToken":
+			if json.Unmarshal(v, &token) != nil {
+				return
+			}
+		case "progress", "total":
+			var f float64
+			if json.Unmarshal(v, &f) != nil {
+				return
+			}
+		case "message":
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				return
+			}
+		}
+	}
+	if strings.HasPrefix(token, progressPrefix) {
+		w.progress(token)
 	}
 }
 
@@ -219,7 +253,8 @@ func listsTools(r *http.Request) bool {
 	defer body.Close()
 	head := make([]byte, 128)
 	n, _ := io.ReadFull(body, head)
-	return bytes.Contains(head[:n], []byte(`"method":"tools/list"`))
+	_, method, found := bytes.Cut(head[:n], []byte(`"method":`))
+	return found && bytes.HasPrefix(method, []byte(`"tools/list"`))
 }
 
 // watchBody passes an answer's body on and has w take note of each
@@ -288,14 +323,19 @@ func (b *watchBody) events() {
 		}
 		end += from
 		var msg bytes.Buffer
+		message := true // an event with no name is a message
 		for line := range strings.Lines(string(data[:end])) {
 			line = strings.TrimRight(line, "\r\n")
 			if v, ok := strings.CutPrefix(line, "data:"); ok {
 				msg.WriteString(strings.TrimPrefix(v, " "))
 				msg.WriteByte('\n')
 			}
+			if v, ok := strings.CutPrefix(line, "event:"); ok {
+				message = strings.TrimPrefix(v, " ") == "message"
+			}
 		}
-		if msg.Len() > 0 {
+		if msg.Len() > 0 && message {
+			// go-sdk reads only message events.
 			b.saw(msg.Bytes())
 		}
 		b.buf.Next(end + sep)
