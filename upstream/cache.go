@@ -32,6 +32,10 @@ type Entry struct {
 	// when it speaks an era that gives them: how long it says a client
 	// may keep its tools.
 	ToolsTTLMs *int `json:"tools_ttl_ms,omitempty"`
+	// TaskRequired names the tools that can only be called as tasks, in
+	// an entry an older folio wrote (its definitions lack execution); a
+	// discovery now leaves it empty, the definitions saying it.
+	TaskRequired []string `json:"task_required,omitempty"`
 }
 
 // Cache is the schema cache: an Entry for each upstream, by name.

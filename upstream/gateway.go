@@ -102,7 +102,7 @@ func newCatalog(servers []Server, entries map[string]Entry) (*Catalog, map[strin
 				errs = append(errs, fmt.Errorf("server %q: %w: it is not offered", s.Name, err))
 				continue
 			}
-			if taskRequired(raw) {
+			if taskRequired(raw) || slices.Contains(e.TaskRequired, t.Name) {
 				errs = append(errs, fmt.Errorf("server %q: tool %s can only be called as a task (execution.taskSupport \"required\"), which folio cannot send: it is not offered", s.Name, quote(t.Name)))
 				continue
 			}

@@ -275,7 +275,9 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 		// Keys are exact, as go-sdk's clients read them.
 		c.Upstreams["gh"] = Entry{Fingerprint: gh.Fingerprint(), Tools: append(c.Upstreams["gh"].Tools,
 			json.RawMessage(`{"name":"cased","InputSchema":{"type":"object"}}`), json.RawMessage(`{"name":"typed","inputSchema":{"type":"object"},"annotations":"x"}`))}
-		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: defs(&mcp.Tool{Name: "t", InputSchema: object})}
+		// An older folio's entry says of tasks apart from the tools.
+		c.Upstreams["other"] = Entry{Fingerprint: other.Fingerprint(), Tools: defs(&mcp.Tool{Name: "t", InputSchema: object}, &mcp.Tool{Name: "research", InputSchema: object}),
+			TaskRequired: []string{"research"}}
 	})
 	var logged strings.Builder
 	var mu sync.Mutex
@@ -298,7 +300,7 @@ func TestStartLeavesOutBadTools(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for _, want := range []string{`\"a/b\" and \"a b\" would all be offered`, "not a valid MCP tool name", `tool \"text\": its input schema`, `tool \"untyped\": its input schema`, `tool \"out\": its output schema`, "a tool is null", `tool \"cased\": its input schema`, `tool \"typed\": its definition does not decode`} {
+	for _, want := range []string{`\"a/b\" and \"a b\" would all be offered`, "not a valid MCP tool name", `tool \"text\": its input schema`, `tool \"untyped\": its input schema`, `tool \"out\": its output schema`, "a tool is null", `tool \"cased\": its input schema`, `tool \"typed\": its definition does not decode`, `tool \"research\" can only be called as a task`} {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("the log does not say %s:\n%s", want, logged.String())
 		}
