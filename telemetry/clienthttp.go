@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/internal/sse"
 )
 
 // ClientHTTP wraps base, the RoundTripper of the HTTP client of one
@@ -361,9 +363,8 @@ type answerBody struct {
 	status int
 	stream bool
 
-	buf bytes.Buffer
-	// searched is how much of buf was looked through for an event's end.
-	searched int
+	buf    bytes.Buffer // of a JSON body
+	events sse.Splitter // of a stream
 	// resumable: an event had an id, so that go-sdk resumes the stream
 	// (with a GET) when it ends without the response.
 	resumable bool
@@ -375,16 +376,12 @@ func (b *answerBody) Read(p []byte) (int, error) {
 	if b.done {
 		return n, err
 	}
-	if b.buf.Len() <= maxAnswer {
+	switch {
+	case b.stream:
+		// go-sdk fails the stream at maxAnswer: past it, nothing is kept.
+		b.events.Write(p[:n], maxAnswer, b.event)
+	case b.buf.Len() <= maxAnswer:
 		b.buf.Write(p[:n])
-	}
-	if b.stream {
-		b.events()
-		if b.buf.Len() > maxAnswer {
-			// go-sdk fails the stream at this size: keep no more.
-			b.buf.Reset()
-			b.searched = 0
-		}
 	}
 	if err != nil {
 		b.end(err)
@@ -426,53 +423,12 @@ func (b *answerBody) end(err error) {
 	b.calls.finish(b.own, nil, why) // when its response did not end it
 }
 
-// events reads each complete event in the buffer, and keeps the rest.
-func (b *answerBody) events() {
-	for {
-		data := b.buf.Bytes()
-		from := max(b.searched-3, 0)
-		end, sep := eventEnd(data[from:])
-		if end < 0 {
-			b.searched = len(data)
-			return
-		}
-		end += from
-		b.event(data[:end])
-		b.buf.Next(end + sep)
-		b.searched = 0
-	}
-}
-
-// event reads one event (its lines, without the blank line that ends
-// it): a message event's data, which go-sdk reads as one JSON-RPC
-// message.
-func (b *answerBody) event(ev []byte) {
-	var data []byte
-	name := ""
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "data":
-			if data != nil {
-				data = append(data, '\n')
-			}
-			data = append(data, value...)
-		case "id":
-			b.resumable = b.resumable || len(value) > 0
-		case "event":
-			name = string(value)
-		}
-	}
-	if len(data) > 0 && (name == "" || name == "message") {
-		b.message(data)
+// event reads one event: a message event's data is one JSON-RPC message
+// to go-sdk.
+func (b *answerBody) event(e sse.Event) {
+	b.resumable = b.resumable || e.ID
+	if e.Message() {
+		b.message(e.Data)
 	}
 }
 
@@ -489,22 +445,4 @@ func (b *answerBody) message(raw []byte) {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		b.calls.finish(resp.ID, resp.Result, resp.Error)
 	}
-}
-
-// eventEnd finds the blank line that ends an event in data: where it
-// starts and how long it is, or -1.
-func eventEnd(data []byte) (int, int) {
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\n' {
-			continue
-		}
-		rest := data[i+1:]
-		switch {
-		case bytes.HasPrefix(rest, []byte("\n")):
-			return i, 2
-		case bytes.HasPrefix(rest, []byte("\r\n")):
-			return i, 3
-		}
-	}
-	return -1, 0
 }

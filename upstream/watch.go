@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/jsonvalue"
+	"github.com/folio-mcp/folio/internal/sse"
 )
 
 // go-sdk's client keeps less of what an upstream sends than folio passes
@@ -259,37 +260,36 @@ func listsTools(r *http.Request) bool {
 
 // watchBody passes an answer's body on and has w take note of each
 // message in it as the message's last byte passes, before go-sdk reads it:
-// the whole body when it is JSON, each event's data when it is an event
-// stream. The body is already bounded (an event by MaxMessageBytes, as
-// go-sdk bounds it; a JSON body by boundedBody).
+// the whole body when it is JSON, each message event's data when it is an
+// event stream. The body is already bounded (an event by MaxMessageBytes,
+// as go-sdk bounds it; a JSON body by boundedBody).
 type watchBody struct {
 	io.ReadCloser
-	w        *watch
-	list     bool          // the request asked for tools/list
-	size     *atomic.Int64 // for the size of the answer's result, or nil
-	stream   bool
-	buf      bytes.Buffer
-	searched int
-	done     bool
+	w      *watch
+	list   bool          // the request asked for tools/list
+	size   *atomic.Int64 // for the size of the answer's result, or nil
+	stream bool
+	events sse.Splitter // of a stream
+	buf    bytes.Buffer // of a JSON body
+	done   bool
 }
 
 func (b *watchBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.buf.Write(p[:n])
-	if b.stream {
-		b.events()
-		if b.buf.Len() > MaxMessageBytes {
-			// go-sdk fails the stream at this size: keep no more.
-			b.buf.Reset()
-			b.searched = 0
-		}
-	}
-	if err == io.EOF && !b.done {
-		b.done = true
-		if !b.stream {
+	switch {
+	case b.stream:
+		b.events.Write(p[:n], MaxMessageBytes, func(e sse.Event) {
+			if e.Message() { // go-sdk reads no other event
+				b.saw(e.Data)
+			}
+		})
+	case !b.done:
+		b.buf.Write(p[:n])
+		if err == io.EOF {
+			b.done = true
 			b.saw(b.buf.Bytes())
+			b.buf = bytes.Buffer{}
 		}
-		b.buf.Reset()
 	}
 	return n, err
 }
@@ -308,55 +308,4 @@ func (b *watchBody) saw(msg []byte) {
 	if json.Unmarshal(msg, &m) == nil && m.Method == nil && m.Result != nil {
 		b.size.Store(int64(len(*m.Result)))
 	}
-}
-
-// events has w take note of each complete event in the buffer, and keeps
-// the rest (searched of it already looked through for an event's end).
-func (b *watchBody) events() {
-	for {
-		data := b.buf.Bytes()
-		from := max(b.searched-3, 0)
-		end, sep := eventEnd(data[from:])
-		if end < 0 {
-			b.searched = len(data)
-			return
-		}
-		end += from
-		var msg bytes.Buffer
-		message := true // an event with no name is a message
-		for line := range strings.Lines(string(data[:end])) {
-			line = strings.TrimRight(line, "\r\n")
-			if v, ok := strings.CutPrefix(line, "data:"); ok {
-				msg.WriteString(strings.TrimPrefix(v, " "))
-				msg.WriteByte('\n')
-			}
-			if v, ok := strings.CutPrefix(line, "event:"); ok {
-				message = strings.TrimPrefix(v, " ") == "message"
-			}
-		}
-		if msg.Len() > 0 && message {
-			// go-sdk reads only message events.
-			b.saw(msg.Bytes())
-		}
-		b.buf.Next(end + sep)
-		b.searched = 0
-	}
-}
-
-// eventEnd finds the blank line that ends an event in data: where it
-// starts and how long it is, or -1.
-func eventEnd(data []byte) (int, int) {
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\n' {
-			continue
-		}
-		rest := data[i+1:]
-		switch {
-		case bytes.HasPrefix(rest, []byte("\n")):
-			return i, 2
-		case bytes.HasPrefix(rest, []byte("\r\n")):
-			return i, 3
-		}
-	}
-	return -1, 0
 }
