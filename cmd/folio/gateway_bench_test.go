@@ -165,9 +165,21 @@ func benchManyCached(b *testing.B, servers map[string]any, tools int) {
 
 // BenchmarkGatewayCall is the latency of one tools/call of an upstream,
 // called directly and through folio (over stdio), with the upstream over
-// stdio and over HTTP; p50 and p99 in ms.
+// stdio and over HTTP; p50 and p99 in ms. FOLIO_BENCH_UPSTREAM, when set,
+// is the command line of the stdio upstream in place of fakemcp's (say
+// "node …/server-everything/dist/index.js stdio"), FOLIO_BENCH_CALL its
+// tool and arguments ("echo {\"message\":\"hello\"}").
 func BenchmarkGatewayCall(b *testing.B) {
 	bin := upstreamtest.Binary(b)
+	stdio, tool, args := []string{bin, "-tools", "echo"}, "echo", map[string]any{"text": "hello"}
+	if up := strings.Fields(os.Getenv("FOLIO_BENCH_UPSTREAM")); len(up) > 0 {
+		stdio = up
+		name, raw, _ := strings.Cut(os.Getenv("FOLIO_BENCH_CALL"), " ")
+		tool, args = name, nil
+		if err := json.Unmarshal([]byte(raw), &args); err != nil || tool == "" {
+			b.Fatalf("FOLIO_BENCH_CALL %q: a tool and its arguments as JSON", os.Getenv("FOLIO_BENCH_CALL"))
+		}
+	}
 	dir := b.TempDir()
 	url := upstreamtest.HTTP(b, "-tools", "echo")
 	connect := func(t mcp.Transport) *mcp.ClientSession {
@@ -191,17 +203,17 @@ func BenchmarkGatewayCall(b *testing.B) {
 		tool string
 	}{
 		{"stdio/direct", func() *mcp.ClientSession {
-			return connect(&mcp.CommandTransport{Command: exec.Command(bin, "-tools", "echo")})
-		}, "echo"},
+			return connect(&mcp.CommandTransport{Command: exec.Command(stdio[0], stdio[1:]...)})
+		}, tool},
 		{"stdio/folio", func() *mcp.ClientSession {
-			return viaFolio(map[string]any{"command": bin, "args": []string{"-tools", "echo"}})
-		}, "up__echo"},
+			return viaFolio(map[string]any{"command": stdio[0], "args": stdio[1:]})
+		}, "up__" + tool},
 		{"http/direct", func() *mcp.ClientSession { return connect(&mcp.StreamableClientTransport{Endpoint: url}) }, "echo"},
 		{"http/folio", func() *mcp.ClientSession { return viaFolio(map[string]any{"type": "http", "url": url}) }, "up__echo"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			cs := tc.cs()
-			params := &mcp.CallToolParams{Name: tc.tool, Arguments: map[string]any{"text": "hello"}}
+			params := &mcp.CallToolParams{Name: tc.tool, Arguments: args}
 			if _, err := cs.CallTool(context.Background(), params); err != nil { // connects folio's link
 				b.Fatal(err)
 			}
