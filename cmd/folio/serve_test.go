@@ -369,33 +369,7 @@ func TestInterruptIsNotAnError(t *testing.T) {
 // binary writes it over stdio (the result's bytes, as a client receives
 // them) and holds README.md's figure to it.
 func TestToolsListOnTheWire(t *testing.T) {
-	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir(), "--log-level", "error")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { in.Close(); cmd.Wait() }()
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 1<<20)
-	var result json.RawMessage
-	for sc.Scan() {
-		var msg struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-		}
-		if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID == 2 {
-			result = msg.Result
-			break
-		}
-	}
-	if result == nil {
-		t.Fatal("no tools/list answer")
-	}
+	result := wireToolsList(t, "--root", t.TempDir(), "--log-level", "error")
 	c, err := pager.NewCounter(pager.O200kBase)
 	if err != nil {
 		t.Fatal(err)

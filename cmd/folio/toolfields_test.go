@@ -15,10 +15,10 @@ import (
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
-// wireList starts folio serve over stdio with args, speaks JSON-RPC to it
-// by hand (so that nothing a client library drops is lost) and returns its
-// tools/list answer's tools, each as the bytes folio wrote.
-func wireList(t *testing.T, args ...string) map[string]json.RawMessage {
+// wireToolsList starts folio serve over stdio with args, speaks JSON-RPC
+// to it by hand (so that nothing a client library drops is lost) and
+// returns its tools/list answer's result, the bytes folio wrote.
+func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 	t.Helper()
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
@@ -35,24 +35,34 @@ func wireList(t *testing.T, args ...string) map[string]json.RawMessage {
 	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
 		var msg struct {
-			ID     int `json:"id"`
-			Result struct {
-				Tools []json.RawMessage `json:"tools"`
-			} `json:"result"`
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
 		}
-		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID != 2 {
-			continue
+		if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID == 2 && msg.Result != nil {
+			return msg.Result
 		}
-		tools := map[string]json.RawMessage{}
-		for _, raw := range msg.Result.Tools {
-			var head struct{ Name string }
-			json.Unmarshal(raw, &head)
-			tools[head.Name] = raw
-		}
-		return tools
 	}
 	t.Fatal("no tools/list answer")
 	return nil
+}
+
+// wireList is wireToolsList's tools, each as the bytes folio wrote, by
+// name.
+func wireList(t *testing.T, args ...string) map[string]json.RawMessage {
+	t.Helper()
+	var result struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(wireToolsList(t, args...), &result); err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]json.RawMessage{}
+	for _, raw := range result.Tools {
+		var head struct{ Name string }
+		json.Unmarshal(raw, &head)
+		tools[head.Name] = raw
+	}
+	return tools
 }
 
 // members are the members of the JSON object raw, as its bytes, in order.
