@@ -26,30 +26,10 @@ import (
 // its session's duration: error.type session_lost for the one the server
 // ended.
 func TestClientTransport(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil
-	})
-	var mu sync.Mutex
-	listMeta := map[string]string{} // the traceparent of each tools/list, by era
-	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" {
-				mu.Lock()
-				tp, _ := req.GetParams().GetMeta()["traceparent"].(string)
-				listMeta[req.GetSession().(*mcp.ServerSession).InitializeParams().ProtocolVersion] = tp
-				mu.Unlock()
-			}
-			return next(ctx, method, req)
-		}
+	in, rec, reader := recording(t)
+	// The traceparent of each tools/list, by era.
+	server, listMeta := echoServer(func(req mcp.Request) string {
+		return req.GetSession().(*mcp.ServerSession).InitializeParams().ProtocolVersion
 	})
 	endpoint := Endpoint{Transport: TransportTCP, Network: "http", Address: "upstream.example", Port: 8443}
 	connect := func(era string) (*mcp.ClientSession, *mcp.ServerSession) {
@@ -124,7 +104,7 @@ func TestClientTransport(t *testing.T) {
 			ids[id] = true
 		}
 		if w.name == "tools/list" {
-			if got, want := listMeta[w.era], "00-"+s.span.TraceID().String()+"-"+s.span.SpanID().String()+"-01"; got != want {
+			if got, want := listMeta(w.era), "00-"+s.span.TraceID().String()+"-"+s.span.SpanID().String()+"-01"; got != want {
 				t.Errorf("%s's tools/list reached the server with traceparent %q, want %q", w.era, got, want)
 			}
 		}
@@ -257,5 +237,48 @@ func BenchmarkClientCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// recording is Instruments whose spans rec records and whose metrics
+// reader reads.
+func recording(t *testing.T) (in *Instruments, rec *tracetest.SpanRecorder, reader *sdkmetric.ManualReader) {
+	t.Helper()
+	rec = tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	reader = sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, rec, reader
+}
+
+// echoServer is a go-sdk server with a tool echo that answers "hi"; it
+// notes the traceparent of each tools/list it receives under key(the
+// request), and listMeta gives it.
+func echoServer(key func(mcp.Request) string) (server *mcp.Server, listMeta func(string) string) {
+	server = mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil
+	})
+	var mu sync.Mutex
+	seen := map[string]string{}
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				tp, _ := req.GetParams().GetMeta()["traceparent"].(string)
+				mu.Lock()
+				seen[key(req)] = tp
+				mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return server, func(k string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return seen[k]
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
@@ -42,37 +41,15 @@ import (
 //     tools/list and tools/call spans, and no session recorded (nothing
 //     says when it ends).
 func TestClientHTTP(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil
-	})
+	in, rec, reader := recording(t)
+	// The traceparent of each tools/list, by its request's path.
+	server, listMeta := echoServer(func(req mcp.Request) string { return req.GetExtra().Header.Get("Folio-Path") })
 	waiting, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
 	server.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		waiting <- struct{}{}
 		<-ctx.Done() // by the client's notifications/cancelled
 		cancelled <- struct{}{}
 		return nil, ctx.Err()
-	})
-	var mu sync.Mutex
-	listMeta := map[string]string{} // the traceparent of each tools/list, by its request's path
-	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" {
-				tp, _ := req.GetParams().GetMeta()["traceparent"].(string)
-				mu.Lock()
-				listMeta[req.GetExtra().Header.Get("Folio-Path")] = tp
-				mu.Unlock()
-			}
-			return next(ctx, method, req)
-		}
 	})
 	serve := func(*http.Request) *mcp.Server { return server }
 	handlers := map[string]http.Handler{
@@ -244,7 +221,7 @@ func TestClientHTTP(t *testing.T) {
 	}
 	for path, i := range map[string]int{"/sse": 2, "/json": 7, "/stateless": 11} {
 		s := spans[i].span
-		if got, want := listMeta[path], "00-"+s.TraceID().String()+"-"+s.SpanID().String()+"-01"; got != want {
+		if got, want := listMeta(path), "00-"+s.TraceID().String()+"-"+s.SpanID().String()+"-01"; got != want {
 			t.Errorf("%s's tools/list reached the server with traceparent %q, want %q", path, got, want)
 		}
 	}
