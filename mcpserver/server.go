@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/stdio"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/telemetry"
@@ -208,7 +210,7 @@ func New(cfg Config) (*Server, error) {
 // ends; an ended ctx is a normal stop, not an error. The caller is
 // reader.LocalSubject.
 func (s *Server) RunStdio(ctx context.Context) error {
-	ss, err := s.mcp.Connect(ctx, s.wired(&mcp.StdioTransport{}), nil)
+	ss, err := s.mcp.Connect(ctx, s.wired(stdio.Server(os.Stdin, os.Stdout)), nil)
 	if err != nil {
 		return err
 	}

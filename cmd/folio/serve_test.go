@@ -426,3 +426,64 @@ func TestServeRootMistakes(t *testing.T) {
 		t.Errorf("--root . from a project: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestStdioStaysUp: over stdio, a line that is not JSON, or not JSON-RPC,
+// is answered with a JSON-RPC error and the session goes on (it used to
+// end it, and folio with it); a batch is answered as one, in order, in
+// the protocol versions that have batches, and refused in those that do
+// not, the session going on.
+func TestStdioStaysUp(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		batches bool
+	}{{"2025-03-26", true}, {"2025-11-25", false}} {
+		t.Run(tc.version, func(t *testing.T) {
+			cmd := exec.Command(folioBin, "serve", "--root", t.TempDir(), "--log-level", "error")
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { in.Close(); cmd.Wait() }()
+			lines := bufio.NewScanner(out)
+			lines.Buffer(nil, 4<<20)
+			answer := func(line string) string {
+				t.Helper()
+				fmt.Fprintln(in, line)
+				if !lines.Scan() {
+					t.Fatalf("no answer to %s: %v", line, lines.Err())
+				}
+				return lines.Text()
+			}
+			for line, want := range map[string]string{
+				"hello": `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"a line that is not JSON"}}`,
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":`: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"a line that is not JSON"}}`,
+				`{"id":1,"method":"initialize"}`:                          `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid JSON-RPC message: no \"jsonrpc\":\"2.0\""}}`,
+			} {
+				if got := answer(line); got != want {
+					t.Errorf("%s: answered %s, want %s", line, got, want)
+				}
+			}
+			if got := answer(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.version + `","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`); !strings.Contains(got, `"protocolVersion":"`+tc.version+`"`) {
+				t.Fatalf("initialize: %s", got)
+			}
+			fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			got := answer(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":"three","method":"tools/list"}]`)
+			var batch []struct {
+				ID     any             `json:"id"`
+				Result json.RawMessage `json:"result"`
+				Error  *struct{ Code int }
+			}
+			switch err := json.Unmarshal([]byte(got), &batch); {
+			case tc.batches && (err != nil || len(batch) != 2 || batch[0].ID != 2.0 || batch[1].ID != "three" || batch[1].Result == nil):
+				t.Errorf("a batch: %.300s", got)
+			case !tc.batches && !strings.Contains(got, `"code":-32600`):
+				t.Errorf("a batch in %s: %.300s", tc.version, got)
+			}
+			if got := answer(`{"jsonrpc":"2.0","id":4,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+				t.Errorf("ping after all that: %s", got)
+			}
+		})
+	}
+}
