@@ -438,16 +438,7 @@ func TestStdioStaysUp(t *testing.T) {
 		batches bool
 	}{{"2025-03-26", true}, {"2025-11-25", false}} {
 		t.Run(tc.version, func(t *testing.T) {
-			cmd := exec.Command(folioBin, "serve", "--root", t.TempDir(), "--log-level", "error")
-			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { in.Close(); cmd.Wait() }()
-			lines := bufio.NewScanner(out)
-			lines.Buffer(nil, 4<<20)
+			in, lines := serveWire(t, "--root", t.TempDir(), "--log-level", "error")
 			answer := func(line string) string {
 				t.Helper()
 				fmt.Fprintln(in, line)

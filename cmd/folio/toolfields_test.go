@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,19 +21,10 @@ import (
 // returns its tools/list answer's result, the bytes folio wrote.
 func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 	t.Helper()
-	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { in.Close(); cmd.Wait() }()
+	in, sc := serveWire(t, args...)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
 		var msg struct {
 			ID     int             `json:"id"`
@@ -44,6 +36,24 @@ func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 	}
 	t.Fatal("no tools/list answer")
 	return nil
+}
+
+// serveWire starts folio serve over stdio with args, for a test to
+// write to its stdin and read its stdout a line at a time; it ends with
+// the test.
+func serveWire(t *testing.T, args ...string) (io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 4<<20)
+	return in, lines
 }
 
 // wireList is wireToolsList's tools, each as the bytes folio wrote, by
