@@ -53,10 +53,11 @@ type Transport struct {
 // answered with a JSON-RPC error, and the connection goes on.
 //
 // When r is a pipe or a socket (as a client's standard input is), it is
-// read through the runtime's poller: a blocking read would hold the
-// thread and its processor, so that the goroutine a message is handed to
-// would wait tens of microseconds for the scheduler to take the processor
-// back.
+// read through the runtime's poller (its descriptor is left non-blocking:
+// the read end of a pipe or a socket is the server's own): a blocking
+// read would hold the thread and its processor, so that the goroutine a
+// message is handed to would wait tens of microseconds for the scheduler
+// to take the processor back.
 func Server(r io.ReadCloser, w io.Writer) *Transport {
 	if f, ok := r.(*os.File); ok {
 		r = pollable(f)
@@ -506,8 +507,9 @@ func encodeBatch(answers []*jsonrpc.Response) ([]byte, error) {
 
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = errors.Join(c.t.r.Close(), c.t.w.Close())
+		// Closed first, so that a Read the closing ends says io.EOF.
 		close(c.closed)
+		c.closeErr = errors.Join(c.t.r.Close(), c.t.w.Close())
 	})
 	return c.closeErr
 }
