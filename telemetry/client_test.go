@@ -197,14 +197,7 @@ func TestSessionEnd(t *testing.T) {
 // through ClientTransport (which gives the span its id as the request is
 // written).
 func BenchmarkClientCall(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer tp.Shutdown(context.Background())
-	defer mp.Shutdown(context.Background())
-	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := benchInstruments(b)
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil

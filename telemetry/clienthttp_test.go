@@ -15,10 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/codes"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -369,14 +366,7 @@ func duplicateKeys(b []byte) bool {
 // through http.DefaultTransport and through ClientHTTP (which reads the
 // start of each POST's body for the span's id).
 func BenchmarkClientCallHTTP(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer tp.Shutdown(context.Background())
-	defer mp.Shutdown(context.Background())
-	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := benchInstruments(b)
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil
@@ -415,14 +405,7 @@ func BenchmarkClientCallHTTP(b *testing.B) {
 // request), its answer from a RoundTripper that makes none: the span
 // started and ended either way.
 func BenchmarkClientHTTPPost(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer tp.Shutdown(context.Background())
-	defer mp.Shutdown(context.Background())
-	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := benchInstruments(b)
 	params, _ := json.Marshal(map[string]any{"name": "echo", "arguments": map[string]any{"text": string(bytes.Repeat([]byte("x"), 4096))}})
 	id, _ := jsonrpc.MakeID(float64(12))
 	body, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: "tools/call", Params: params})

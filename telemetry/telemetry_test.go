@@ -108,18 +108,24 @@ func TestSpans(t *testing.T) {
 	}
 }
 
-// BenchmarkOperation is what telemetry adds to one request: its server
-// span (batched to an exporter that drops it) and its duration recorded
-// (aggregated for a reader), continuing a caller's trace.
-func BenchmarkOperation(b *testing.B) {
+// benchInstruments are instruments for a benchmark: spans batched to an
+// exporter that drops them, metrics aggregated for a reader nobody asks.
+func benchInstruments(b *testing.B) *Instruments {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer tp.Shutdown(context.Background())
-	defer mp.Shutdown(context.Background())
+	b.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
 	in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
 	if err != nil {
 		b.Fatal(err)
 	}
+	return in
+}
+
+// BenchmarkOperation is what telemetry adds to one request: its server
+// span (batched to an exporter that drops it) and its duration recorded
+// (aggregated for a reader), continuing a caller's trace.
+func BenchmarkOperation(b *testing.B) {
+	in := benchInstruments(b)
 	meta := map[string]any{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "progressToken": 1}
 	b.ReportAllocs()
 	for b.Loop() {
