@@ -40,11 +40,17 @@ func (g Glob) Match(rel string) bool {
 }
 
 // Missed says what a glob that matched nothing was matched against: n
-// entries (files, dirs) under the directory uri.
-func (g Glob) Missed(n int, entries, uri string) string {
+// entries under the directory uri, each one (say "file") of many ("files").
+func (g Glob) Missed(n int, one, many, uri string) string {
 	against := "paths relative to " + uri
 	if g.basename {
 		against = "names at any depth (a glob with \"/\" matches paths relative to " + uri + ")"
 	}
-	return fmt.Sprintf("the glob %q matched none of the %d %s under %s: it is matched against %s", g.glob, n, entries, uri, against)
+	switch n {
+	case 0:
+		return fmt.Sprintf("the glob %q matched nothing: there are no %s under %s (it is matched against %s)", g.glob, many, uri, against)
+	case 1:
+		return fmt.Sprintf("the glob %q did not match the one %s under %s: it is matched against %s", g.glob, one, uri, against)
+	}
+	return fmt.Sprintf("the glob %q matched none of the %d %s under %s: it is matched against %s", g.glob, n, many, uri, against)
 }

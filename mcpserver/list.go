@@ -111,7 +111,7 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.toolError(err)
 	}
 	if a.Glob != "" && len(out.Entries) == 0 && seen > 0 {
-		notes = append(notes, glob.Missed(seen, "entries", d.URI))
+		notes = append(notes, glob.Missed(seen, "entry", "entries", d.URI))
 	}
 	if note := skipped.Note("not listed", "list one by its path to see it"); note != "" {
 		notes = append(notes, note)

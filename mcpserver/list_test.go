@@ -180,7 +180,7 @@ func TestIgnoredSaySo(t *testing.T) {
 	}{
 		{"list", map[string]any{}, ".gitignore\nsrc/\n[folio] 2 ignored paths not listed (debug.log by .gitignore \"*.log\", target/ by .gitignore \"target/\"): list one by its path to see it\n"},
 		{"list", map[string]any{"uri": "target", "recursive": true}, "target/debug/\ntarget/debug/app.d\n[folio] target/ is ignored by .gitignore \"target/\": listed as asked, but a listing or search above it leaves it out\n"},
-		{"grep", map[string]any{"pattern": "needle"}, "[folio] no matches in 2 files searched\n[folio] 2 ignored paths were not searched (debug.log by .gitignore \"*.log\", target/ by .gitignore \"target/\"): name one as path to search it\n"},
+		{"grep", map[string]any{"pattern": "needle"}, "[folio] no matches in 2 files searched\n[folio] 2 ignored paths not searched (debug.log by .gitignore \"*.log\", target/ by .gitignore \"target/\"): name one as path to search it\n"},
 		{"grep", map[string]any{"pattern": "needle", "path": "target"}, "target/debug/app.d\n1:needle\n"},
 	} {
 		if r := call(t, cs, tc.tool, tc.args); r.text != tc.want {

@@ -391,11 +391,11 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 		return err
 	}
 	if glob != nil && matched == 0 && files > 0 && !out.Truncated {
-		out.Note = glob.Missed(files, "files", dir.URI)
+		out.Note = glob.Missed(files, "file", "files", dir.URI)
 	}
 	if len(out.Matches) == 0 && out.Note == "" {
 		// Nothing found: perhaps where the ignore files keep it.
-		out.Note = skipped.Note("were not searched", "name one as path to search it")
+		out.Note = skipped.Note("not searched", "name one as path to search it")
 	}
 	return nil
 }
