@@ -21,15 +21,20 @@ import (
 
 const resultQueryDescription = `Read a folded answer (one too large to send whole, given as {"preview","shape","handle"}) by its handle: path selects a part (entries.2 or /entries/2; default all); of a list, offset and limit (20) or page, of a string characters; fields keeps those keys; max_tokens gives as much as fits. Answers {"path","value","total","offset","next_offset"}; go on from next_offset.`
 
-func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a wire.ResultQueryArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e), nil
-	}
-	c, err := s.caller(ctx)
-	if err != nil {
-		return s.toolError(err)
-	}
+func init() {
+	register(&tool{
+		name:        wire.ResultQuery,
+		description: func(*Server) string { return resultQueryDescription },
+		schema:      func(*Server) json.RawMessage { return wire.ResultQuerySchema() },
+		handler:     handle((*Server).resultQuery),
+		// Offered to every caller, as one endpoint's tools must be
+		// (2026-07-28 callers fold even when anonymous; see owner).
+		offered: func(s *Server) bool { return s.cfg.Fold != nil },
+	})
+}
+
+// resultQuery answers a result_query: a part of a folded answer.
+func (s *Server) resultQuery(ctx context.Context, req *mcp.CallToolRequest, c *caller, a wire.ResultQueryArgs) (*mcp.CallToolResult, error) {
 	// Without an owner nothing was folded for this caller, and the zero
 	// owner holds no handle.
 	owner, _ := s.owner(req.Session, c)

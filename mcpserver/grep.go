@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,13 +16,20 @@ import (
 
 const grepDescription = `Search text files under the served roots for an RE2 pattern, per line. Answers as rg --heading -n: each file's path, then "N:line" (a match) and "N-line" (context); long lines cut. A [folio] line says if it stopped short or found nothing. A large answer folds into a handle for result_query.`
 
-func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a wire.GrepArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e), nil
-	}
+func init() {
+	register(&tool{
+		name:        wire.Grep,
+		description: func(*Server) string { return grepDescription },
+		schema:      func(*Server) json.RawMessage { return wire.GrepSchema() },
+		handler:     handle((*Server).grep),
+		folds:       true,
+	})
+}
+
+// grep answers a grep: the matching lines, as rg --heading -n writes them.
+func (s *Server) grep(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.GrepArgs) (*mcp.CallToolResult, error) {
 	o := search.Options{Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.IgnoreCase,
-		MaxMatches: search.DefaultMaxMatches, MaxBytes: s.cfg.MaxAnswerBytes, Timeout: s.cfg.GrepTimeout}
+		MaxMatches: wire.DefaultMaxMatches, MaxBytes: s.cfg.MaxAnswerBytes, Timeout: s.cfg.GrepTimeout}
 	if a.Context != nil {
 		o.Context = *a.Context
 	}
@@ -34,10 +42,6 @@ func (s *Server) grep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	if a.Path == "" {
 		a.Path = "."
-	}
-	c, err := s.caller(ctx)
-	if err != nil {
-		return s.toolError(err)
 	}
 	out, err := g.Search(ctx, c.fs, a.Path, a.Glob)
 	if err != nil {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,11 +21,18 @@ const listDescription = `List a directory under the served roots: one path per l
 // errFull stops a listing at its cap.
 var errFull = errors.New("listing full")
 
-func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a wire.ListArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e), nil
-	}
+func init() {
+	register(&tool{
+		name:        wire.List,
+		description: func(*Server) string { return listDescription },
+		schema:      func(*Server) json.RawMessage { return wire.ListSchema() },
+		handler:     handle((*Server).list),
+		folds:       true,
+	})
+}
+
+// list answers a list: the entries of a directory, or the roots.
+func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.ListArgs) (*mcp.CallToolResult, error) {
 	maxEntries := wire.MaxEntriesLimit
 	if a.MaxEntries != nil {
 		maxEntries = *a.MaxEntries
@@ -35,14 +43,6 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		if a.MaxDepth != nil {
 			depth = *a.MaxDepth
 		}
-	} else if a.MaxDepth != nil {
-		return errorResult(toolerr.Invalid("max_depth needs recursive: true")), nil
-	}
-	switch {
-	case maxEntries < 1 || maxEntries > wire.MaxEntriesLimit:
-		return errorResult(toolerr.Invalid("max_entries must be between 1 and %d", wire.MaxEntriesLimit)), nil
-	case depth < 0:
-		return errorResult(toolerr.Invalid("max_depth must be 0 (no limit) or more")), nil
 	}
 	var glob fsview.Glob
 	if a.Glob != "" {
@@ -50,10 +50,6 @@ func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		if glob, err = fsview.ParseGlob(a.Glob); err != nil {
 			return s.toolError(err)
 		}
-	}
-	c, err := s.caller(ctx)
-	if err != nil {
-		return s.toolError(err)
 	}
 	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
 		return s.listRoots(c, roots, a.Details)

@@ -126,8 +126,7 @@ func sessionError(err error) error {
 // search mode's, or one of the upstreams' catalog. Any other name is a
 // client's to make up, and is not a metric's series of its own.
 func (s *Server) offers(name string) bool {
-	switch name {
-	case wire.Read, wire.List, wire.Grep, wire.ResultQuery:
+	if ownTool(name) != nil {
 		return true
 	}
 	g := s.cfg.Gateway
@@ -215,8 +214,8 @@ func (s *Server) addMetrics() error {
 func (c *counts) answer(ctx context.Context, tool string, res *mcp.CallToolResult) {
 	tokens, _ := res.Meta[wire.MetaTokens].(int)
 	_, folded := res.Meta[wire.MetaResultHandle]
-	switch {
-	case tool == wire.Read:
+	switch own := ownTool(tool); {
+	case own != nil && own.pages:
 		c.pages.Add(ctx, 1)
 	case folded:
 		c.folds.Add(ctx, 1, metric.WithAttributes(attribute.String("tool", tool)))

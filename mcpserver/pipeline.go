@@ -5,8 +5,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/folio-mcp/folio/wire"
 )
 
 // pipeline is every request's way through folio, outermost stage first:
@@ -104,10 +102,10 @@ func (s *Server) caller(ctx context.Context) (*caller, error) {
 	return rc.c, rc.err
 }
 
-// foldAnswers folds the large answers of tool calls: list and grep, whose
-// answers are JSON objects, and upstream tools (see foldUpstream). read
-// pages, which are exact, and result_query, which reads folded answers,
-// never fold.
+// foldAnswers folds the large answers of tool calls: those of folio's own
+// tools that fold (list and grep: see foldOwn), and upstream tools' (see
+// foldUpstream). read pages, which are exact, and result_query, which
+// reads folded answers, never fold.
 func (s *Server) foldAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -119,21 +117,23 @@ func (s *Server) foldAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || answer == nil || answer.IsError {
 			return res, err
 		}
-		switch name := call.Params.Name; name {
-		case wire.List, wire.Grep:
-			return s.foldOwn(ctx, call, answer), nil
-		default:
-			if s.cfg.Gateway == nil {
-				return res, err
-			}
-			catalog, cerr := s.sessionCatalog(ctx, call.GetSession())
-			if cerr != nil {
-				return res, err
-			}
-			if tool, ok := catalog.Lookup(name); ok {
-				return s.foldUpstream(ctx, call, tool.Def, answer), nil
+		name := call.Params.Name
+		if own := ownTool(name); own != nil {
+			if own.folds {
+				return s.foldOwn(ctx, call, answer), nil
 			}
 			return res, err
 		}
+		if s.cfg.Gateway == nil {
+			return res, err
+		}
+		catalog, cerr := s.sessionCatalog(ctx, call.GetSession())
+		if cerr != nil {
+			return res, err
+		}
+		if tool, ok := catalog.Lookup(name); ok {
+			return s.foldUpstream(ctx, call, tool.Def, answer), nil
+		}
+		return res, err
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/toolsearch"
 	"github.com/folio-mcp/folio/upstream"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Tool search modes (Config.ToolSearch).
@@ -28,42 +29,35 @@ const (
 	DefaultToolSearchThreshold = 5000
 )
 
-// The meta-tools that stand in for the upstream tools in search mode.
-const (
-	findTools     = "find_tools"
-	describeTools = "describe_tools"
-	callTool      = "call_tool"
-)
-
-// metaTool reports whether name is one of the meta-tools.
-func metaTool(name string) bool {
-	return name == findTools || name == describeTools || name == callTool
+func init() {
+	register(&tool{
+		name:        wire.FindTools,
+		description: func(*Server) string { return findToolsDescription },
+		schema:      func(*Server) json.RawMessage { return wire.FindToolsSchema() },
+		handler:     handle((*Server).findTools),
+		meta:        true,
+	})
+	register(&tool{
+		name: wire.DescribeTools,
+		description: func(*Server) string {
+			return "The full definitions of upstream tools by name, as tools/list would give them."
+		},
+		schema:  func(*Server) json.RawMessage { return wire.DescribeToolsSchema() },
+		handler: handle((*Server).describeTools),
+		meta:    true,
+	})
+	register(&tool{
+		name: wire.CallTool,
+		description: func(*Server) string {
+			return "Call an upstream tool by name with its arguments: the same call as if it were listed."
+		},
+		schema:  func(*Server) json.RawMessage { return wire.CallToolSchema() },
+		handler: handle((*Server).callTool),
+		meta:    true,
+	})
 }
 
-// Most tools one find_tools or describe_tools gives.
-const (
-	defaultFound = 5
-	maxFound     = 20
-)
-
-// metaTools are the meta-tools as tools/list offers them.
-var metaTools = []*mcp.Tool{
-	{
-		Name:        findTools,
-		Description: `Find upstream tools for a task, described in your own words: answers up to limit (default 5) lines "name: what it does", best first. Then describe_tools for their arguments, and call_tool to call one.`,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`),
-	},
-	{
-		Name:        describeTools,
-		Description: "The full definitions of upstream tools by name, as tools/list would give them.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":20}},"required":["names"],"additionalProperties":false}`),
-	},
-	{
-		Name:        callTool,
-		Description: "Call an upstream tool by name with its arguments: the same call as if it were listed.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name"],"additionalProperties":false}`),
-	},
-}
+var findToolsDescription = fmt.Sprintf(`Find upstream tools for a task, described in your own words: answers up to limit (default %d) lines "name: what it does", best first. Then describe_tools for their arguments, and call_tool to call one.`, wire.DefaultFound)
 
 // searchState is what search mode knows of one catalog: whether it is on
 // for it, and the index of the tools it does not list.
@@ -136,7 +130,11 @@ func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
 		}
 	}
 	if st.on {
-		out = append(out, metaTools...)
+		for _, t := range tools {
+			if t.meta {
+				out = append(out, t.definition(s))
+			}
+		}
 	}
 	return out
 }
@@ -145,73 +143,72 @@ func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
 // describe_tools here, and call_tool by making it the call it names, so
 // that every stage after this one (the token's tool filter, references,
 // schema checks, folding, progress and cancellation) sees the same call
-// as for a listed tool.
+// as for a listed tool. A meta-tool is unknown where search mode is off.
 func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
 		if s.cfg.Gateway == nil || method != "tools/call" || !ok || !metaTool(call.Params.Name) {
 			return next(ctx, method, req)
 		}
-		catalog, err := s.sessionCatalog(ctx, req.GetSession())
+		st, err := s.sessionSearch(ctx, call)
 		if err != nil {
 			return nil, err
 		}
-		st := s.searchFor(catalog)
 		if !st.on {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
 		}
-		c, err := s.caller(ctx)
-		if err != nil {
+		if _, err := s.caller(ctx); err != nil {
 			return nil, err
 		}
-		switch call.Params.Name {
-		case findTools:
-			var a struct {
-				Query string `json:"query"`
-				Limit *int   `json:"limit"`
-			}
-			if e := decodeArgs(call.Params.Arguments, &a); e != nil {
-				return errorResult(e), nil
-			}
-			limit := defaultFound
-			if a.Limit != nil {
-				limit = *a.Limit
-			}
-			if strings.TrimSpace(a.Query) == "" || limit < 1 || limit > maxFound {
-				return errorResult(toolerr.Invalid("query must say what you want done, and limit be between 1 and %d", maxFound)), nil
-			}
-			return textResult(s.found(st, c, a.Query, limit)), nil
-		case describeTools:
-			var a struct {
-				Names []string `json:"names"`
-			}
-			if e := decodeArgs(call.Params.Arguments, &a); e != nil {
-				return errorResult(e), nil
-			}
-			if len(a.Names) < 1 || len(a.Names) > maxFound {
-				return errorResult(toolerr.Invalid("names takes 1 to %d tool names, as find_tools gives them", maxFound)), nil
-			}
-			return s.described(catalog, c, a.Names)
+		res, err := toolNamed(call.Params.Name).handler(s)(ctx, call)
+		if res == nil && err == nil {
+			// call_tool made the call the one it names.
+			return next(ctx, method, req)
 		}
-		var a struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if e := decodeArgs(call.Params.Arguments, &a); e != nil {
-			return errorResult(e), nil
-		}
-		if a.Name == "" || metaTool(a.Name) {
-			return errorResult(toolerr.Invalid("name must be a tool's, as find_tools gives it")), nil
-		}
-		switch args := bytes.TrimSpace(a.Arguments); {
-		case len(args) == 0 || string(args) == "null":
-			a.Arguments = json.RawMessage(`{}`)
-		case args[0] != '{':
-			return errorResult(toolerr.Invalid("arguments must be an object: the tool's arguments by name")), nil
-		}
-		call.Params.Name, call.Params.Arguments = a.Name, a.Arguments
-		return next(ctx, method, req)
+		return res, err
 	}
+}
+
+// sessionSearch is the search state of the catalog of the call's session.
+func (s *Server) sessionSearch(ctx context.Context, call *mcp.CallToolRequest) (*searchState, error) {
+	catalog, err := s.sessionCatalog(ctx, call.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	return s.searchFor(catalog), nil
+}
+
+// findTools answers find_tools (see found).
+func (s *Server) findTools(ctx context.Context, req *mcp.CallToolRequest, c *caller, a wire.FindToolsArgs) (*mcp.CallToolResult, error) {
+	st, err := s.sessionSearch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	limit := wire.DefaultFound
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	return textResult(s.found(st, c, a.Query, limit)), nil
+}
+
+// describeTools answers describe_tools (see described).
+func (s *Server) describeTools(ctx context.Context, req *mcp.CallToolRequest, c *caller, a wire.DescribeToolsArgs) (*mcp.CallToolResult, error) {
+	catalog, err := s.sessionCatalog(ctx, req.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	return s.described(catalog, c, a.Names)
+}
+
+// callTool makes a call_tool the call of the tool it names, with its
+// arguments (none is {}), and answers nothing: searchTools passes the
+// call on.
+func (s *Server) callTool(_ context.Context, req *mcp.CallToolRequest, _ *caller, a wire.CallToolArgs) (*mcp.CallToolResult, error) {
+	if args := bytes.TrimSpace(a.Arguments); len(args) == 0 || string(args) == "null" {
+		a.Arguments = json.RawMessage(`{}`)
+	}
+	req.Params.Name, req.Params.Arguments = a.Name, a.Arguments
+	return nil, nil
 }
 
 // found is find_tools' answer: a line for each tool found that the caller

@@ -100,8 +100,12 @@ type Server struct {
 
 	// sessions holds what folio keeps of each session.
 	sessions *sessionTable
-	// readTool is the read tool as registered (see toolListChanged).
-	readTool *mcp.Tool
+	// relist is the first tool registered with go-sdk, and its handler
+	// (see toolListChanged).
+	relist struct {
+		tool    *mcp.Tool
+		handler mcp.ToolHandler
+	}
 	// requests holds each HTTP request in flight (an *inflight), by the
 	// key guardHTTP gave it.
 	requests sync.Map

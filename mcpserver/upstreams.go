@@ -194,10 +194,10 @@ func (s *Server) catalogChanged(now *upstream.Catalog) {
 // sessions of the 2026-07-28 era that listen for it (sessions of the
 // older era keep their tools, and are told of drift instead: see
 // guardNotifications). go-sdk announces a change only of the tools it
-// holds, and upstream tools are folio's: adding read again, unchanged,
-// makes it announce.
+// holds, and upstream tools are folio's: adding one of folio's own again,
+// unchanged, makes it announce.
 func (s *Server) toolListChanged() {
-	s.mcp.AddTool(s.readTool, s.read)
+	s.mcp.AddTool(s.relist.tool, s.relist.handler)
 }
 
 // sessionlessEra reports whether ss speaks the 2026-07-28 era.

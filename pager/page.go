@@ -80,14 +80,24 @@ func ParseChunkFormat(name string) (Format, error) {
 	return f, nil
 }
 
-// ParseFormat is the format of a name in FormatNames.
+// ParseFormat is the format of a name in FormatNames; any other name is
+// an invalid_argument *toolerr.Error.
 func ParseFormat(name string) (Format, error) {
 	for i, n := range FormatNames() {
 		if n == name {
 			return Format(i), nil
 		}
 	}
-	return JSON, fmt.Errorf("unknown page format %q (want json or text)", name)
+	return JSON, toolerr.Invalid("unknown page format %q (want json or text)", name)
+}
+
+// FormatOr is the format named, or def when the name is empty (a read
+// that names no format); an unknown name is ParseFormat's error.
+func FormatOr(name string, def Format) (Format, error) {
+	if name == "" {
+		return def, nil
+	}
+	return ParseFormat(name)
 }
 
 // Request is what Fit needs to cut one page.

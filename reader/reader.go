@@ -10,14 +10,16 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // LocalSubject is the subject of a caller that shows no token: the command
 // line, stdio, and HTTP on loopback when no tokens file is given.
 const LocalSubject = "local"
 
-// MaxTokensLimit is the largest max_tokens a read accepts.
-const MaxTokensLimit = 1 << 24
+// MaxTokensLimit is the largest max_tokens a read accepts: read's, as the
+// tool contract (package wire) states it.
+const MaxTokensLimit = wire.MaxTokensLimit
 
 // Reader reads files as pages and as lines. It is safe for concurrent use.
 type Reader struct {

@@ -22,16 +22,18 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
-// Limits and defaults of a search.
+// Limits and defaults of a search; the first three are grep's, as the
+// tool contract (package wire) states them.
 const (
 	// DefaultMaxMatches is how many matches a search gives when not told.
-	DefaultMaxMatches = 1000
+	DefaultMaxMatches = wire.DefaultMaxMatches
 	// MaxMatchesLimit is the most matches a search gives.
-	MaxMatchesLimit = 100000
+	MaxMatchesLimit = wire.MaxMatchesLimit
 	// MaxContext is the most context lines around each match.
-	MaxContext = 20
+	MaxContext = wire.MaxContext
 	// DefaultMaxBytes bounds the answer's JSON when not told: 8 MiB.
 	DefaultMaxBytes = 8 << 20
 	// DefaultTimeout is the time budget when not told.

@@ -6,25 +6,22 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/search"
 )
 
-// ReadSchema is read's input schema; defaultFormat is the page format of
-// a read that names none.
-func ReadSchema(defaultFormat pager.Format) json.RawMessage {
+// ReadSchema is read's input schema: formats are the names of the page
+// formats the server writes, defaultFormat the one of a read that names
+// none.
+func ReadSchema(formats []string, defaultFormat string) json.RawMessage {
 	return derive[ReadArgs](map[string]func(*jsonschema.Schema){
 		"limit":      atLeast(1),
-		"max_tokens": between(1, reader.MaxTokensLimit),
+		"max_tokens": between(1, MaxTokensLimit),
 		"line":       atLeast(1),
 		"format": func(s *jsonschema.Schema) {
 			s.Enum = nil
-			for _, name := range pager.FormatNames() {
+			for _, name := range formats {
 				s.Enum = append(s.Enum, name)
 			}
-			s.Description = "page format, default " + defaultFormat.String()
+			s.Description = "page format, default " + defaultFormat
 		},
 	})
 }
@@ -43,10 +40,10 @@ func ListSchema() json.RawMessage {
 // GrepSchema is grep's input schema.
 func GrepSchema() json.RawMessage {
 	return derive[GrepArgs](map[string]func(*jsonschema.Schema){
-		"context": between(0, search.MaxContext),
+		"context": between(0, MaxContext),
 		"max_matches": func(s *jsonschema.Schema) {
-			between(1, search.MaxMatchesLimit)(s)
-			s.Description = fmt.Sprintf("default %d", search.DefaultMaxMatches)
+			between(1, MaxMatchesLimit)(s)
+			s.Description = fmt.Sprintf("default %d", DefaultMaxMatches)
 		},
 	})
 }
@@ -58,6 +55,29 @@ func ResultQuerySchema() json.RawMessage {
 		"limit":      atLeast(1),
 		"page":       atLeast(1),
 		"max_tokens": atLeast(1),
+	})
+}
+
+// FindToolsSchema is find_tools' input schema.
+func FindToolsSchema() json.RawMessage {
+	return derive[FindToolsArgs](map[string]func(*jsonschema.Schema){"limit": between(1, MaxFound)})
+}
+
+// DescribeToolsSchema is describe_tools' input schema.
+func DescribeToolsSchema() json.RawMessage {
+	return derive[DescribeToolsArgs](map[string]func(*jsonschema.Schema){
+		"names": func(s *jsonschema.Schema) {
+			least, most := 1, MaxFound
+			s.MinItems, s.MaxItems = &least, &most
+		},
+	})
+}
+
+// CallToolSchema is call_tool's input schema: its arguments are the
+// upstream tool's, any object.
+func CallToolSchema() json.RawMessage {
+	return derive[CallToolArgs](map[string]func(*jsonschema.Schema){
+		"arguments": func(s *jsonschema.Schema) { *s = jsonschema.Schema{Type: "object"} },
 	})
 }
 

@@ -1,12 +1,16 @@
 // Package wire is folio's tool contract as it crosses the wire: the
-// arguments and answers of its tools, the _meta keys of their answers, and
-// the tools' input schemas, derived from the argument types. The server
-// (mcpserver) and its client (remote) both speak it from here.
+// arguments and answers of its tools, the limits of those arguments, the
+// _meta keys of their answers, and the tools' input schemas, derived from
+// the argument types. The server (mcpserver) and its client (remote) both
+// speak it from here; it depends on nothing of the server, so that a
+// client does not build the server's packages.
 package wire
 
 import (
-	"github.com/folio-mcp/folio/pager"
-	"github.com/folio-mcp/folio/reader"
+	"bytes"
+	"encoding/json"
+	"strings"
+
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -16,6 +20,14 @@ const (
 	List        = "list"
 	Grep        = "grep"
 	ResultQuery = "result_query"
+)
+
+// The names of the meta-tools that stand in for the upstream tools in
+// the gateway's search mode.
+const (
+	FindTools     = "find_tools"
+	DescribeTools = "describe_tools"
+	CallTool      = "call_tool"
 )
 
 // Keys of the _meta of a tool's answer.
@@ -51,14 +63,35 @@ const (
 	MetaResultHandle = "folio/result-handle"
 )
 
-// Limits of the tools' arguments that no other package enforces.
+// Limits of the tools' arguments. The packages that do the work (reader,
+// search) hold their callers to the same limits, from here.
 const (
+	// MaxTokensLimit is the largest max_tokens a read accepts.
+	MaxTokensLimit = 1 << 24
 	// MaxURIs is the most files one line-mode read takes.
 	MaxURIs = 100
 	// MaxEntriesLimit is the most entries list gives; a larger answer
 	// folds into a handle (see package fold) long before it.
 	MaxEntriesLimit = 100000
+	// DefaultMaxMatches is how many matches a grep gives when not told.
+	DefaultMaxMatches = 1000
+	// MaxMatchesLimit is the most matches a grep gives.
+	MaxMatchesLimit = 100000
+	// MaxContext is the most context lines around each match.
+	MaxContext = 20
+	// DefaultFound and MaxFound are how many tools find_tools gives when
+	// not told and at most, and MaxFound how many describe_tools takes.
+	DefaultFound = 5
+	MaxFound     = 20
 )
+
+// Args are a tool's arguments: Check reports the first argument out of
+// its limits or out of place beside the others, as invalid_argument, or
+// nil. (What only the server can judge, such as a path or a pattern, it
+// judges when it does the work.)
+type Args interface {
+	Check() *toolerr.Error
+}
 
 // ReadArgs are the arguments of read. Pointers tell an absent argument
 // from a zero one.
@@ -78,42 +111,62 @@ type ReadArgs struct {
 	Numbers bool `json:"numbers,omitempty" jsonschema:"number lines, as cat -n"`
 }
 
-// Paged checks the mix of arguments and reports whether they ask for page
-// mode (max_tokens or cursor) rather than line mode.
+// Paged checks the arguments (see Check) and reports whether they ask
+// for page mode (max_tokens or cursor) rather than line mode.
 func (a ReadArgs) Paged() (bool, error) {
-	paged := a.MaxTokens != nil || a.Cursor != ""
+	if e := a.Check(); e != nil {
+		return false, e
+	}
+	return a.PageMode(), nil
+}
+
+// PageMode reports whether the arguments ask for pages (max_tokens or
+// cursor) rather than lines.
+func (a ReadArgs) PageMode() bool { return a.MaxTokens != nil || a.Cursor != "" }
+
+// Check reports the first argument of read out of its limits or out of
+// place: the mix of page and line mode's arguments, and their ranges. A
+// page format's name is the server's to judge (its formats are in
+// package pager).
+func (a ReadArgs) Check() *toolerr.Error {
+	paged := a.PageMode()
 	switch {
 	case paged && (a.Offset != nil || a.Limit != nil):
-		return false, toolerr.Invalid("max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
+		return toolerr.Invalid("max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
 	case paged && len(a.URIs) > 0:
-		return false, toolerr.Invalid("max_tokens and cursor read one file: pass uri, not uris")
+		return toolerr.Invalid("max_tokens and cursor read one file: pass uri, not uris")
 	case a.URI != "" && len(a.URIs) > 0:
-		return false, toolerr.Invalid("pass uri or uris, not both")
+		return toolerr.Invalid("pass uri or uris, not both")
 	case a.URI == "" && len(a.URIs) == 0:
-		return false, toolerr.Invalid("uri is required")
+		return toolerr.Invalid("uri is required")
 	case a.Cursor != "" && a.MaxTokens == nil:
-		return false, toolerr.Invalid("a cursor continues a paged read: pass max_tokens with it")
-	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > reader.MaxTokensLimit):
-		return false, toolerr.Invalid("max_tokens must be between 1 and %d", reader.MaxTokensLimit)
+		return toolerr.Invalid("a cursor continues a paged read: pass max_tokens with it")
+	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
+		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	case a.Format != "" && !paged:
-		return false, toolerr.Invalid("format is a page format: pass max_tokens with it")
+		return toolerr.Invalid("format is a page format: pass max_tokens with it")
+	}
+	return a.checkLines(paged)
+}
+
+// checkLines is Check for the arguments that start a read at a line or
+// number its lines, and the count of uris.
+func (a ReadArgs) checkLines(paged bool) *toolerr.Error {
+	switch {
 	case a.Numbers && paged:
-		return false, toolerr.Invalid("numbers is for line reads (offset and limit): a page gives the file's bytes as they are")
+		return toolerr.Invalid("numbers is for line reads (offset and limit): a page gives the file's bytes as they are")
 	case a.Line != nil && !paged:
-		return false, toolerr.Invalid("line starts a paged read: pass max_tokens with it, or read lines with offset")
+		return toolerr.Invalid("line starts a paged read: pass max_tokens with it, or read lines with offset")
 	case a.Line != nil && a.Cursor != "":
-		return false, toolerr.Invalid("line starts the first page; a cursor continues from where the last page ended: pass one of them")
+		return toolerr.Invalid("line starts the first page; a cursor continues from where the last page ended: pass one of them")
 	case a.Line != nil && *a.Line < 1:
-		return false, toolerr.Invalid("line counts from 1")
+		return toolerr.Invalid("line counts from 1")
 	case a.Limit != nil && *a.Limit < 1:
-		return false, toolerr.Invalid("limit must be 1 or more lines")
+		return toolerr.Invalid("limit must be 1 or more lines")
+	case len(a.URIs) > MaxURIs:
+		return toolerr.Invalid("uris takes at most %d files; read the rest in another call", MaxURIs)
 	}
-	if a.Format != "" {
-		if _, err := pager.ParseFormat(a.Format); err != nil {
-			return false, toolerr.Invalid("%s", err)
-		}
-	}
-	return paged, nil
+	return nil
 }
 
 // ListArgs are the arguments of list.
@@ -124,6 +177,20 @@ type ListArgs struct {
 	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under uri"`
 	MaxEntries *int   `json:"max_entries,omitempty"`
 	Details    bool   `json:"details,omitempty" jsonschema:"JSON with size and mtime"`
+}
+
+// Check reports the first argument of list out of its limits or out of
+// place.
+func (a ListArgs) Check() *toolerr.Error {
+	switch {
+	case !a.Recursive && a.MaxDepth != nil:
+		return toolerr.Invalid("max_depth needs recursive: true")
+	case a.MaxEntries != nil && (*a.MaxEntries < 1 || *a.MaxEntries > MaxEntriesLimit):
+		return toolerr.Invalid("max_entries must be between 1 and %d", MaxEntriesLimit)
+	case a.MaxDepth != nil && *a.MaxDepth < 0:
+		return toolerr.Invalid("max_depth must be 0 (no limit) or more")
+	}
+	return nil
 }
 
 // Listing is the answer of list.
@@ -158,7 +225,23 @@ type GrepArgs struct {
 	MaxMatches *int   `json:"max_matches,omitempty"`
 }
 
-// ResultQueryArgs are the arguments of result_query.
+// Check reports the first argument of grep out of its limits. (Whether
+// the pattern compiles is the searcher's to judge.)
+func (a GrepArgs) Check() *toolerr.Error {
+	switch {
+	case a.Pattern == "":
+		return toolerr.Invalid("pattern is required and cannot be empty")
+	case a.Context != nil && (*a.Context < 0 || *a.Context > MaxContext):
+		return toolerr.Invalid("context must be between 0 and %d lines", MaxContext)
+	case a.MaxMatches != nil && (*a.MaxMatches < 1 || *a.MaxMatches > MaxMatchesLimit):
+		return toolerr.Invalid("max_matches must be between 1 and %d", MaxMatchesLimit)
+	}
+	return nil
+}
+
+// ResultQueryArgs are the arguments of result_query. They are judged
+// with the folded answer they read (see fold.Query), so they have no
+// Check of their own.
 type ResultQueryArgs struct {
 	Handle    string   `json:"handle"`
 	Path      string   `json:"path,omitempty"`
@@ -167,4 +250,51 @@ type ResultQueryArgs struct {
 	Page      *int     `json:"page,omitempty" jsonschema:"from 1, in place of offset"`
 	Fields    []string `json:"fields,omitempty"`
 	MaxTokens *int     `json:"max_tokens,omitempty"`
+}
+
+// FindToolsArgs are the arguments of find_tools.
+type FindToolsArgs struct {
+	Query string `json:"query"`
+	Limit *int   `json:"limit,omitempty"`
+}
+
+// Check reports a query with no words or a limit out of range.
+func (a FindToolsArgs) Check() *toolerr.Error {
+	if strings.TrimSpace(a.Query) == "" || a.Limit != nil && (*a.Limit < 1 || *a.Limit > MaxFound) {
+		return toolerr.Invalid("query must say what you want done, and limit be between 1 and %d", MaxFound)
+	}
+	return nil
+}
+
+// DescribeToolsArgs are the arguments of describe_tools.
+type DescribeToolsArgs struct {
+	Names []string `json:"names"`
+}
+
+// Check reports too few or too many names.
+func (a DescribeToolsArgs) Check() *toolerr.Error {
+	if len(a.Names) < 1 || len(a.Names) > MaxFound {
+		return toolerr.Invalid("names takes 1 to %d tool names, as find_tools gives them", MaxFound)
+	}
+	return nil
+}
+
+// CallToolArgs are the arguments of call_tool: the name of the upstream
+// tool to call, and its arguments (an object; absent or null for none).
+type CallToolArgs struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Check reports a name that is no upstream tool's (empty, or a
+// meta-tool's) and arguments that are no object.
+func (a CallToolArgs) Check() *toolerr.Error {
+	switch a.Name {
+	case "", FindTools, DescribeTools, CallTool:
+		return toolerr.Invalid("name must be a tool's, as find_tools gives it")
+	}
+	if args := bytes.TrimSpace(a.Arguments); len(args) > 0 && string(args) != "null" && args[0] != '{' {
+		return toolerr.Invalid("arguments must be an object: the tool's arguments by name")
+	}
+	return nil
 }

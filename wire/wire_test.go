@@ -23,7 +23,10 @@ func TestReadArgs(t *testing.T) {
 		{ReadArgs{URI: "f", Line: n(7)}, false, toolerr.CodeInvalidArgument},
 		{ReadArgs{URI: "f", MaxTokens: n(100), Line: n(0)}, false, toolerr.CodeInvalidArgument},
 		{ReadArgs{URI: "f", MaxTokens: n(100), Line: n(2), Cursor: "c"}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Format: "yaml"}, false, toolerr.CodeInvalidArgument},
+		// A format's name is the server's to judge (pager.FormatOr).
+		{ReadArgs{URI: "f", MaxTokens: n(100), Format: "yaml"}, true, ""},
+		{ReadArgs{URIs: make([]string, MaxURIs)}, false, ""},
+		{ReadArgs{URIs: make([]string, MaxURIs+1)}, false, toolerr.CodeInvalidArgument},
 		{ReadArgs{URI: "f", Format: "text"}, false, toolerr.CodeInvalidArgument},
 		{ReadArgs{URIs: []string{"a", "b"}}, false, ""},
 		{ReadArgs{URI: "f", MaxTokens: n(100)}, true, ""},
@@ -50,10 +53,13 @@ func TestSchemas(t *testing.T) {
 		schema   json.RawMessage
 		required []string
 	}{
-		"read":         {ReadSchema(pager.Text), nil},
-		"list":         {ListSchema(), nil},
-		"grep":         {GrepSchema(), []string{"pattern"}},
-		"result_query": {ResultQuerySchema(), []string{"handle"}},
+		"read":           {ReadSchema(pager.FormatNames(), pager.Text.String()), nil},
+		"list":           {ListSchema(), nil},
+		"grep":           {GrepSchema(), []string{"pattern"}},
+		"result_query":   {ResultQuerySchema(), []string{"handle"}},
+		"find_tools":     {FindToolsSchema(), []string{"query"}},
+		"describe_tools": {DescribeToolsSchema(), []string{"names"}},
+		"call_tool":      {CallToolSchema(), []string{"name"}},
 	} {
 		var s struct {
 			Type       string
@@ -78,6 +84,49 @@ func TestSchemas(t *testing.T) {
 		}
 		if name == "read" && (s.Properties["format"].Description != "page format, default text" || len(s.Properties["format"].Enum) != 2) {
 			t.Errorf("read.format: %+v", s.Properties["format"])
+		}
+	}
+}
+
+// TestChecks: each argument type refuses what is out of its limits or
+// out of place, with invalid_argument, and passes the rest.
+func TestChecks(t *testing.T) {
+	n := func(v int) *int { return &v }
+	for _, tc := range []struct {
+		args Args
+		ok   bool
+	}{
+		{ListArgs{}, true},
+		{ListArgs{Recursive: true, MaxDepth: n(0), MaxEntries: n(MaxEntriesLimit)}, true},
+		{ListArgs{MaxDepth: n(1)}, false},
+		{ListArgs{Recursive: true, MaxDepth: n(-1)}, false},
+		{ListArgs{MaxEntries: n(0)}, false},
+		{ListArgs{MaxEntries: n(MaxEntriesLimit + 1)}, false},
+		{GrepArgs{Pattern: "x", Context: n(MaxContext), MaxMatches: n(MaxMatchesLimit)}, true},
+		{GrepArgs{}, false},
+		{GrepArgs{Pattern: "x", Context: n(-1)}, false},
+		{GrepArgs{Pattern: "x", Context: n(MaxContext + 1)}, false},
+		{GrepArgs{Pattern: "x", MaxMatches: n(0)}, false},
+		{GrepArgs{Pattern: "x", MaxMatches: n(MaxMatchesLimit + 1)}, false},
+		{FindToolsArgs{Query: "open a PR"}, true},
+		{FindToolsArgs{Query: "x", Limit: n(MaxFound)}, true},
+		{FindToolsArgs{Query: " \t"}, false},
+		{FindToolsArgs{Query: "x", Limit: n(0)}, false},
+		{FindToolsArgs{Query: "x", Limit: n(MaxFound + 1)}, false},
+		{DescribeToolsArgs{Names: []string{"a"}}, true},
+		{DescribeToolsArgs{}, false},
+		{DescribeToolsArgs{Names: make([]string, MaxFound+1)}, false},
+		{CallToolArgs{Name: "gh__create_pull_request"}, true},
+		{CallToolArgs{Name: "t", Arguments: json.RawMessage(" null ")}, true},
+		{CallToolArgs{Name: "t", Arguments: json.RawMessage(`{"a":1}`)}, true},
+		{CallToolArgs{}, false},
+		{CallToolArgs{Name: CallTool}, false},
+		{CallToolArgs{Name: FindTools}, false},
+		{CallToolArgs{Name: "t", Arguments: json.RawMessage(`[1]`)}, false},
+	} {
+		e := tc.args.Check()
+		if (e == nil) != tc.ok || e != nil && e.Code != toolerr.CodeInvalidArgument {
+			t.Errorf("%+v: %v", tc.args, e)
 		}
 	}
 }

@@ -120,6 +120,9 @@ type readOptions struct {
 	args  wire.ReadArgs
 	paged bool
 	all   bool
+	// format is the pages' format (args.Format, or JSON when it is
+	// empty).
+	format pager.Format
 	// server, when set, is the MCP endpoint to read through.
 	server, token string
 	// stdin: PATH is -, standard input, named name in pages.
@@ -171,6 +174,9 @@ func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 	}
 	pagedAsked := o.args.MaxTokens != nil || o.args.Cursor != ""
 	if o.paged, err = o.args.Paged(); err != nil {
+		return o, pagedAsked, err
+	}
+	if o.format, err = pager.FormatOr(o.args.Format, pager.JSON); err != nil {
 		return o, pagedAsked, err
 	}
 	if err := checkServerFlags(c); err != nil {
@@ -252,11 +258,7 @@ func readAction(c *cli.Context) error {
 		_, err = out.Write(l.Text)
 		return err
 	}
-	format := pager.JSON
-	if o.args.Format != "" {
-		format, _ = pager.ParseFormat(o.args.Format) // checked by Paged
-	}
-	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: format}
+	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: o.format}
 	if o.args.Line != nil {
 		req.Line = *o.args.Line
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -23,114 +22,29 @@ const readDescription = `Read a text file under the served roots; lines count fr
 Lines: uri with offset (negative: from the end) and limit; at most 2000 lines and %[1]d tokens, long lines cut; numbers: true numbers them as cat -n (about 4 tokens a line). A [folio] line ends the answer with the call that goes on. uris reads several files.
 Pages: uri and max_tokens (line: start at a line); each page is at most max_tokens tokens (%[2]s); call again with cursor=next_cursor to the end. format "text" costs least: the content itself, then [folio] next_cursor=… (or end); 1.06x the file's tokens in pages of 500, 1.01x of 2000. json {uri,content,version,has_more,next_cursor} costs 1.37x and 1.22x. Default: %[3]s. On version_conflict the file changed: start again.`
 
-func (s *Server) addTools() {
-	no := false
-	ann := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
-	s.readTool = &mcp.Tool{
-		Name:        wire.Read,
-		Description: fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, s.cfg.Counter.Name(), s.cfg.PageFormat),
-		InputSchema: wire.ReadSchema(s.cfg.PageFormat),
-		Annotations: ann,
-	}
-	s.mcp.AddTool(s.readTool, s.read)
-	s.mcp.AddTool(&mcp.Tool{
-		Name:        wire.List,
-		Description: listDescription,
-		InputSchema: wire.ListSchema(),
-		Annotations: ann,
-	}, s.list)
-	s.mcp.AddTool(&mcp.Tool{
-		Name:        wire.Grep,
-		Description: grepDescription,
-		InputSchema: wire.GrepSchema(),
-		Annotations: ann,
-	}, s.grep)
-	// Offered to every caller, as one endpoint's tools must be (2026-07-28
-	// callers fold even when anonymous; see owner).
-	if s.cfg.Fold != nil {
-		s.mcp.AddTool(&mcp.Tool{
-			Name:        wire.ResultQuery,
-			Description: resultQueryDescription,
-			InputSchema: wire.ResultQuerySchema(),
-			Annotations: ann,
-		}, s.resultQuery)
-	}
+func init() {
+	register(&tool{
+		name: wire.Read,
+		description: func(s *Server) string {
+			return fmt.Sprintf(readDescription, s.cfg.LineMaxTokens, s.cfg.Counter.Name(), s.cfg.PageFormat)
+		},
+		schema: func(s *Server) json.RawMessage {
+			return wire.ReadSchema(pager.FormatNames(), s.cfg.PageFormat.String())
+		},
+		handler: handle((*Server).read),
+		pages:   true,
+	})
 }
 
-// decodeArgs reads a tool's arguments strictly: unknown names and wrong
-// types are invalid_argument.
-func decodeArgs(raw json.RawMessage, v any) *toolerr.Error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return toolerr.Invalid("argument %s must be a JSON %s, not %s", te.Field, kind(te.Type.String()), te.Value)
-		}
-		return toolerr.Invalid("bad arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if dec.More() {
-		return toolerr.Invalid("bad arguments: more than one JSON value")
-	}
-	return nil
-}
-
-func kind(goType string) string {
-	switch strings.TrimPrefix(goType, "*") {
-	case "int":
-		return "integer"
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "[]string":
-		return "array of strings"
-	}
-	return goType
-}
-
-func errorResult(e *toolerr.Error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(e.JSON())}}}
-}
-
-func textResult(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-// toolError turns a failure into the tool result the model sees; a caller
-// with no identity is the one failure that is a protocol error.
-func (s *Server) toolError(err error) (*mcp.CallToolResult, error) {
-	if errors.Is(err, errUnauthorized) {
+// read answers a read: a page (max_tokens or cursor), or lines of one
+// file or of several.
+func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.ReadArgs) (*mcp.CallToolResult, error) {
+	format, err := pager.FormatOr(a.Format, s.cfg.PageFormat)
+	if err != nil {
 		return nil, err
 	}
-	e := toolerr.From(err)
-	if e.Code == toolerr.CodeInternal && !errors.Is(err, context.Canceled) {
-		s.log.Error("tool failed", "err", err)
-	}
-	return errorResult(e), nil
-}
-
-func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var a wire.ReadArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e), nil
-	}
-	paged, err := a.Paged()
-	if err != nil {
-		return s.toolError(err)
-	}
-	if len(a.URIs) > wire.MaxURIs {
-		return errorResult(toolerr.Invalid("uris takes at most %d files; read the rest in another call", wire.MaxURIs)), nil
-	}
-	c, err := s.caller(ctx)
-	if err != nil {
-		return s.toolError(err)
-	}
-	if paged {
-		return s.readPage(ctx, c, a)
+	if a.MaxTokens != nil || a.Cursor != "" {
+		return s.readPage(ctx, c, a, format)
 	}
 	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter, Numbered: a.Numbers}
 	if a.Offset != nil {
@@ -231,11 +145,7 @@ func lineFooter(l *reader.Lines) string {
 func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
-func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs) (*mcp.CallToolResult, error) {
-	format := s.cfg.PageFormat
-	if a.Format != "" {
-		format, _ = pager.ParseFormat(a.Format) // checked by Paged
-	}
+func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, format pager.Format) (*mcp.CallToolResult, error) {
 	pr := reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format}
 	if a.Line != nil {
 		pr.Line = *a.Line
