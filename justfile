@@ -1,4 +1,5 @@
-# The same commands as README.md; nothing requires just.
+# The same commands as README.md, CONTRIBUTING.md and docs/benchmarks.md;
+# nothing requires just.
 
 # Read README.md as token-budgeted pages.
 run:

@@ -118,8 +118,9 @@ func TestStatelessReplicas(t *testing.T) {
 }
 
 // TestToolAnnotations: every tool is read-only and closed-world. (The
-// tokens of the whole tools/list answer are held to README.md by
-// cmd/folio's TestToolsListOnTheWire, on the bytes the server writes.)
+// tokens of the whole tools/list answer are held to README.md and
+// docs/tools.md by cmd/folio's TestToolsListOnTheWire, on the bytes the
+// server writes.)
 func TestToolAnnotations(t *testing.T) {
 	e := newEnv(t)
 	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)

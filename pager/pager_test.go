@@ -279,7 +279,7 @@ func TestShrink(t *testing.T) {
 // TestTextPageCost reads whole files in pages of both formats, with real
 // cursors, and compares the tokens they cost with the file's own count: the
 // Text format's goal is at most 1.12 times the file at 500 tokens and 1.03
-// at 2,000, with no footer over 45 tokens. It logs the table the README
+// at 2,000, with no footer over 45 tokens. It logs the table docs/tools.md
 // quotes (go test -run TextPageCost -v ./pager).
 func TestTextPageCost(t *testing.T) {
 	c := counter(t, O200kBase)

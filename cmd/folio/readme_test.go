@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,8 +18,42 @@ import (
 	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
-// readmeExample is an answer README.md shows, after the comment that names
-// the call that makes it:
+// docFile is one of the project's Markdown documents: README.md,
+// CONTRIBUTING.md and docs/*.md.
+type docFile struct {
+	name string // relative to the module root: "README.md", "docs/tools.md"
+	text string
+}
+
+// docFiles reads README.md, CONTRIBUTING.md and every docs/*.md, in that
+// order; tests that hold the docs to folio read them all, wherever a
+// topic now lives.
+func docFiles(t *testing.T) []docFile {
+	t.Helper()
+	names := []string{"README.md", "CONTRIBUTING.md"}
+	more, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(more) == 0 {
+		t.Fatal("no docs/*.md")
+	}
+	for _, m := range more {
+		names = append(names, filepath.ToSlash(strings.TrimPrefix(m, filepath.Join("..", "..")+string(filepath.Separator))))
+	}
+	var out []docFile
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, docFile{n, string(b)})
+	}
+	return out
+}
+
+// readmeExample is an answer the docs (README.md, docs/*.md) show, after
+// the comment that names the call that makes it:
 //
 //	<!-- answer: TOOL ARGS [| TOOL ARGS] -->
 //
@@ -28,7 +63,8 @@ import (
 // order).
 // A second call takes the handle of the first call's folded answer.
 type readmeExample struct {
-	line  int // of the comment in README.md
+	file  string // the document, as docFile names it
+	line  int    // of the comment in file
 	calls []readmeCall
 	part  string // "", "tail" or "_meta"
 	text  string
@@ -39,17 +75,18 @@ type readmeCall struct {
 	args map[string]any
 }
 
-// minReadmeExamples is how many examples README.md marks: one taken away
-// unnoticed would no longer be held to anything.
+// minReadmeExamples is how many examples the docs mark, in all: one taken
+// away unnoticed would no longer be held to anything.
 const minReadmeExamples = 13
 
 var answerComment = regexp.MustCompile(`<!-- answer(?: (tail|_meta))?: (.*?) -->`)
 
-// readmeExamples parses the marked examples of readme.
-func readmeExamples(readme string) ([]readmeExample, error) {
+// readmeExamples parses the marked examples of readme, the text of the
+// document named name.
+func readmeExamples(name, readme string) ([]readmeExample, error) {
 	var out []readmeExample
 	for _, m := range answerComment.FindAllStringSubmatchIndex(readme, -1) {
-		ex := readmeExample{line: 1 + strings.Count(readme[:m[0]], "\n")}
+		ex := readmeExample{file: name, line: 1 + strings.Count(readme[:m[0]], "\n")}
 		if m[2] >= 0 {
 			ex.part = readme[m[2]:m[3]]
 		}
@@ -57,7 +94,7 @@ func readmeExamples(readme string) ([]readmeExample, error) {
 			tool, args, _ := strings.Cut(strings.TrimSpace(step), " ")
 			c := readmeCall{tool: tool}
 			if json.Unmarshal([]byte(args), &c.args) != nil || c.args == nil {
-				return nil, fmt.Errorf("README.md:%d: the call %q is not TOOL {ARGUMENTS}", ex.line, step)
+				return nil, fmt.Errorf("%s:%d: the call %q is not TOOL {ARGUMENTS}", name, ex.line, step)
 			}
 			ex.calls = append(ex.calls, c)
 		}
@@ -79,18 +116,18 @@ func readmeExamples(readme string) ([]readmeExample, error) {
 		case strings.HasPrefix(rest, "`"):
 			span, _, ok := strings.Cut(rest[1:], "`")
 			if !ok {
-				return nil, fmt.Errorf("README.md:%d: an inline example with no end", ex.line)
+				return nil, fmt.Errorf("%s:%d: an inline example with no end", name, ex.line)
 			}
 			ex.text = span
 		default:
-			return nil, fmt.Errorf("README.md:%d: no code follows the answer comment", ex.line)
+			return nil, fmt.Errorf("%s:%d: no code follows the answer comment", name, ex.line)
 		}
 		out = append(out, ex)
 	}
 	return out, nil
 }
 
-// readmeFixture is the tree the README's examples are answers about.
+// readmeFixture is the tree the docs' examples are answers about.
 func readmeFixture(t *testing.T) string {
 	dir := t.TempDir()
 	var words strings.Builder
@@ -122,23 +159,24 @@ func readmeFixture(t *testing.T) string {
 	return dir
 }
 
-// TestReadmeAnswers holds every answer README.md shows to the answer the
-// real server makes for the call its comment names, on a fixture: the
-// keys of JSON and their order, the types of values (digits, versions and
-// URIs kept as such), and text line by line, with numbers, versions and
-// handles as placeholders and "…" for what the example leaves out. An
-// answer whose shape changes fails here until README.md says so.
+// TestReadmeAnswers holds every answer the docs (README.md,
+// CONTRIBUTING.md, docs/*.md) show to the answer the real server makes
+// for the call its comment names, on a fixture: the keys of JSON and
+// their order, the types of values (digits, versions and URIs kept as
+// such), and text line by line, with numbers, versions and handles as
+// placeholders and "…" for what the example leaves out. An answer whose
+// shape changes fails here until the docs say so.
 func TestReadmeAnswers(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples, err := readmeExamples(string(readme))
-	if err != nil {
-		t.Fatal(err)
+	var examples []readmeExample
+	for _, d := range docFiles(t) {
+		exs, err := readmeExamples(d.name, d.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples = append(examples, exs...)
 	}
 	if len(examples) < minReadmeExamples {
-		t.Fatalf("README.md marks %d answers, want at least %d", len(examples), minReadmeExamples)
+		t.Fatalf("the docs mark %d answers, want at least %d", len(examples), minReadmeExamples)
 	}
 	cs := serveStdio(t, []string{readmeFixture(t)})
 	for _, ex := range examples {
@@ -147,7 +185,7 @@ func TestReadmeAnswers(t *testing.T) {
 			if i > 0 {
 				m, _ := res.Meta["folio/result-handle"].(map[string]any)
 				if m["handle"] == nil {
-					t.Fatalf("README.md:%d: %s did not fold, so %s has no handle: %.300s", ex.line, ex.calls[i-1].tool, c.tool, mcptest.Text(res))
+					t.Fatalf("%s:%d: %s did not fold, so %s has no handle: %.300s", ex.file, ex.line, ex.calls[i-1].tool, c.tool, mcptest.Text(res))
 				}
 				c.args["handle"] = m["handle"]
 			}
@@ -167,7 +205,7 @@ func TestReadmeAnswers(t *testing.T) {
 			got = string(b)
 		}
 		if err := matchAnswer(ex.text, got, ex.part); err != nil {
-			t.Errorf("README.md:%d: %v\nthe README shows:\n%s\nthe server answers:\n%.3000s", ex.line, err, ex.text, got)
+			t.Errorf("%s:%d: %v\nthe doc shows:\n%s\nthe server answers:\n%.3000s", ex.file, ex.line, err, ex.text, got)
 		}
 	}
 }
@@ -222,7 +260,7 @@ func matchLine(want, got string) error {
 		parts[i] = regexp.QuoteMeta(p)
 	}
 	if !regexp.MustCompile(`^` + strings.Join(parts, `.*?`) + `$`).MatchString(placeholders(got)) {
-		return fmt.Errorf("the text differs:\n  README: %s\n  answer: %s", want, got)
+		return fmt.Errorf("the text differs:\n  doc:    %s\n  answer: %s", want, got)
 	}
 	return nil
 }
@@ -475,12 +513,12 @@ func TestReadmeAnswersCatchAChange(t *testing.T) {
 	// The comments: a fenced block dedented, an inline span, a chain of
 	// calls; a call that is not one, or a comment with no code after it,
 	// is an error naming its line.
-	exs, err := readmeExamples("  <!-- answer tail: read {\"uri\":\"a\"} | result_query {} -->\n  ```\n  [folio] x\n  ```\nand <!-- answer: list {} -->`{\"y\":1}`\n")
+	exs, err := readmeExamples("README.md", "  <!-- answer tail: read {\"uri\":\"a\"} | result_query {} -->\n  ```\n  [folio] x\n  ```\nand <!-- answer: list {} -->`{\"y\":1}`\n")
 	if err != nil || len(exs) != 2 || exs[0].text != "[folio] x" || exs[0].part != "tail" || len(exs[0].calls) != 2 || exs[1].text != `{"y":1}` || exs[1].part != "" {
 		t.Errorf("examples %+v, %v", exs, err)
 	}
 	for _, bad := range []string{"x\n<!-- answer: read -->`y`", "x\n<!-- answer: read {} -->\n\nno code"} {
-		if _, err := readmeExamples(bad); err == nil || !strings.Contains(err.Error(), "README.md:2") {
+		if _, err := readmeExamples("docs/x.md", bad); err == nil || !strings.Contains(err.Error(), "docs/x.md:2") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}

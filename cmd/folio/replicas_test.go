@@ -91,12 +91,13 @@ func (r *replicas) client(t testing.TB) (*mcp.ClientSession, *replicaOf) {
 }
 
 // retryPause is how long a client of replicas waits before it sends a
-// failed request again, as the README says: long enough for a replica
-// that died to be gone, refusing what the load balancer tries it with.
+// failed request again, as docs/operations.md says: long enough for a
+// replica that died to be gone, refusing what the load balancer tries it
+// with.
 const retryPause = 250 * time.Millisecond
 
-// callRetry calls a tool as the README tells a client of replicas to: a
-// request that fails in transport (its replica died under it) is sent
+// callRetry calls a tool as docs/operations.md tells a client of replicas
+// to: a request that fails in transport (its replica died under it) is sent
 // once more after retryPause, and a load balancer gives it to another. It
 // reports the retries made.
 func callRetry(cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, int, error) {

@@ -367,7 +367,8 @@ func TestInterruptIsNotAnError(t *testing.T) {
 
 // TestToolsListOnTheWire counts the tokens of the tools/list answer as the
 // binary writes it over stdio (the result's bytes, as a client receives
-// them) and holds README.md's figure to it.
+// them) and holds the figure README.md and docs/tools.md give (every one
+// the docs give) to it.
 func TestToolsListOnTheWire(t *testing.T) {
 	result := wireToolsList(t, "--root", t.TempDir(), "--log-level", "error")
 	c, err := pager.NewCounter(pager.O200kBase)
@@ -375,18 +376,22 @@ func TestToolsListOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := c.Count(string(result))
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("`tools/list` answer is ([0-9,]+) tokens").FindSubmatch(readme)
-	if m == nil {
-		t.Fatal("README.md gives no tools/list figure")
-	}
-	want, _ := strconv.Atoi(strings.ReplaceAll(string(m[1]), ",", ""))
 	t.Logf("tools/list on the wire: %d bytes, %d tokens (o200k_base)", len(result), n)
-	if n != want {
-		t.Errorf("the tools/list answer is %d tokens on the wire; README.md says %d", n, want)
+	figure := regexp.MustCompile("`tools/list` answer is ([0-9,]+) tokens")
+	found := map[string]bool{}
+	for _, d := range docFiles(t) {
+		for _, m := range figure.FindAllStringSubmatch(d.text, -1) {
+			found[d.name] = true
+			want, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			if n != want {
+				t.Errorf("the tools/list answer is %d tokens on the wire; %s says %d", n, d.name, want)
+			}
+		}
+	}
+	for _, name := range []string{"README.md", "docs/tools.md"} {
+		if !found[name] {
+			t.Errorf("%s gives no tools/list figure", name)
+		}
 	}
 }
 
