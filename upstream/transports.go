@@ -50,10 +50,12 @@ var transports = map[string]transport{
 	}},
 	// A streamable HTTP connection is neither watched nor traced by a
 	// wrapper, which would hide what go-sdk tells it of the session (see
-	// watchedTransport): both read its HTTP exchanges.
+	// watchedTransport): both read its HTTP exchanges. Its event size is
+	// given: go-sdk v1.8.0's streamable client reads a MaxEventSize of 0
+	// as no bound at all (its SSE client as DefaultMaxEventSize).
 	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		rt := in.ClientHTTP(headers{s.Headers, http.DefaultTransport, w}, endpoint(s))
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}}
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}, MaxEventSize: MaxMessageBytes}
 	}},
 	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		t := watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}
