@@ -24,7 +24,8 @@ const (
 
 // transport is how folio reaches upstreams of one kind: how their entry
 // in the mcpServers file is read, and how folio connects to one. Adding a
-// transport is adding a row to transports.
+// transport is adding a row to transports, and one to TestTransports
+// (transports_test.go), which holds it to upstream/transporttest's checks.
 type transport struct {
 	// parse fills in s from the entry e, its ${VAR}s expanded by expand;
 	// field errors are made by bad.
