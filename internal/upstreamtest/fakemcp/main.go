@@ -28,6 +28,7 @@ func main() {
 	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
 	ttl := flag.Duration("ttl", -1, "the ttlMs of tools/list (the SDK's 0 when not given)")
 	stateless := flag.Bool("stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
+	propagate := flag.Bool("propagate", false, "with -stateless, end a call's work when its POST ends (go-sdk's PropagateRequestCancellation: without it no client can cancel a call)")
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
@@ -140,7 +141,7 @@ func main() {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless, PropagateRequestCancellation: *propagate})
 	if *sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	}
