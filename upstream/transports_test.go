@@ -19,13 +19,12 @@ func TestTransports(t *testing.T) {
 		{"stdio", func(t *testing.T, args ...string) transporttest.Upstream {
 			return transporttest.Upstream{Server: upstream.Server{Transport: upstream.Stdio, Command: upstreamtest.Binary(t), Args: args}}
 		}},
-		{"http session", httpStart(upstream.HTTP, nil)},
-		// go-sdk's server (v1.8.0) without sessions ties a call's
-		// handler neither to its POST nor to notifications/cancelled
-		// (only subscriptions/listen ends with its request): no client
-		// can cancel a call on it.
-		{"http stateless", httpStart(upstream.HTTP, map[string]string{"Cancel": "go-sdk v1.8.0's stateless server cancels no call in flight (not its POST's end, not notifications/cancelled)"}, "-stateless")},
-		{"sse", httpStart(upstream.SSE, nil, "-sse")},
+		{"http session", httpStart(upstream.HTTP)},
+		// go-sdk's server without sessions (v1.8.0) ends a call's work
+		// when its POST ends only with PropagateRequestCancellation
+		// (-propagate): without it, no client can cancel a call on it.
+		{"http stateless", httpStart(upstream.HTTP, "-stateless", "-propagate")},
+		{"sse", httpStart(upstream.SSE, "-sse")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -35,11 +34,10 @@ func TestTransports(t *testing.T) {
 }
 
 // httpStart starts fakemcp over HTTP, with its flags for the transport,
-// reached by folio over transport; gaps are what is known not to hold
-// (see transporttest.Upstream).
-func httpStart(transport string, gaps map[string]string, flags ...string) transporttest.Start {
+// reached by folio over transport.
+func httpStart(transport string, flags ...string) transporttest.Start {
 	return func(t *testing.T, args ...string) transporttest.Upstream {
 		s := upstreamtest.StartHTTP(t, append(flags, args...)...)
-		return transporttest.Upstream{Server: upstream.Server{Transport: transport, URL: s.URL}, Restart: func(t *testing.T) { s.Restart(t) }, Gaps: gaps}
+		return transporttest.Upstream{Server: upstream.Server{Transport: transport, URL: s.URL}, Restart: func(t *testing.T) { s.Restart(t) }}
 	}
 }

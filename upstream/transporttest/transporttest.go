@@ -27,10 +27,6 @@ type Upstream struct {
 	// when folio starts it again itself (stdio: each connection is a
 	// process folio starts).
 	Restart func(t *testing.T)
-	// Gaps are what is known not to hold over this transport with this
-	// server, by check (as Run names them), with why: the check stops
-	// there, skipped with the reason.
-	Gaps map[string]string
 }
 
 // Start starts fakemcp with args (its flags) over the transport under
@@ -49,7 +45,8 @@ const (
 // Run checks the transport that start starts fakemcp over: connect and
 // initialize, tools/list with the upstream's fields as it sent them, a
 // call and its answer (its size measured as it came), progress delivered
-// before the answer and in order, cancellation reaching the upstream, an
+// before the answer and in order, a cancelled call returning and its
+// cancellation reaching the upstream, an
 // answer over upstream.MaxMessageBytes refused with folio still up, the
 // upstream dying mid-call (an error, then a new connection), concurrent
 // calls each answered with their own result, and tools/list_changed
@@ -65,6 +62,7 @@ func Run(t *testing.T, start Start) {
 		{"Call", checkCall},
 		{"Progress", checkProgress},
 		{"Cancel", checkCancel},
+		{"CancelReachesUpstream", checkCancelReachesUpstream},
 		{"TooLarge", checkTooLarge},
 		{"Dies", checkDies},
 		{"Concurrent", checkConcurrent},
@@ -262,12 +260,29 @@ func checkProgress(t *testing.T, start Start) {
 }
 
 // checkCancel: a call cancelled while the upstream works on it returns
-// at once, the connection goes on, and the upstream is told (its work is
-// cancelled).
+// at once, and the connection goes on.
 func checkCancel(t *testing.T, start Start) {
+	cancelled(t, start)
+}
+
+// checkCancelReachesUpstream: the upstream is told of a call cancelled
+// while it works on it (its work is cancelled).
+func checkCancelReachesUpstream(t *testing.T, start Start) {
+	told := cancelled(t, start)
+	waitFor(t, "the upstream to be told of the cancellation", func() bool {
+		_, err := os.Stat(told)
+		return err == nil
+	})
+}
+
+// cancelled cancels a call while the upstream works on it, and checks
+// that the call returns at once and the connection goes on; it returns
+// the file the upstream writes when it is told.
+func cancelled(t *testing.T, start Start) string {
+	t.Helper()
 	dir := t.TempDir()
-	calls, cancelled := filepath.Join(dir, "calls"), filepath.Join(dir, "cancelled")
-	u := server(t, start, "-tools", "alpha", "-calltools", "-calllog", calls, "-cancelfile", cancelled)
+	calls, told := filepath.Join(dir, "calls"), filepath.Join(dir, "cancelled")
+	u := server(t, start, "-tools", "alpha", "-calltools", "-calllog", calls, "-cancelfile", told)
 	g := gateway(t, u.Server)
 	block := tool(t, g, "block")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -292,13 +307,7 @@ func checkCancel(t *testing.T, start Start) {
 		t.Fatalf("a cancelled call has not returned after %v", CallWait)
 	}
 	call(t, g, tool(t, g, "alpha"), `{"text":"after"}`, `alpha {"text":"after"}`)
-	if why, ok := u.Gaps["Cancel"]; ok {
-		t.Skip(why)
-	}
-	waitFor(t, "the upstream to be told of the cancellation", func() bool {
-		_, err := os.Stat(cancelled)
-		return err == nil
-	})
+	return told
 }
 
 // waitFor waits until ok, at most CallWait.
