@@ -8,7 +8,9 @@ import (
 
 // Store keeps records (encrypted folded answers) until they expire. Keys
 // and records are opaque to it. Implementations are safe for concurrent
-// use: the memory store here, fold/boltstore and fold/redisstore.
+// use: the memory store here, fold/boltstore and fold/redisstore, each
+// held to fold/storetest; `folio serve --handle-store` finds them in
+// cmd/folio's table of stores (stores.go).
 type Store interface {
 	// Put keeps record under key until expires.
 	Put(ctx context.Context, key string, record []byte, expires time.Time) error

@@ -611,7 +611,7 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		route.finish(ctx)
 	}
 	if err != nil && ctx.Err() == nil {
-		if rpc := (*jsonrpc.Error)(nil); !errors.As(err, &rpc) {
+		if !upstreamsAnswer(err) {
 			// Not the upstream's answer: the connection failed. The
 			// next call makes another.
 			l.drop(cs, err)
@@ -622,6 +622,21 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 		l.succeeded(cs)
 	}
 	return res, int(max(answered.Load(), 0)), err
+}
+
+// codeRejected is the code of go-sdk's jsonrpc2.ErrRejected ("rejected by
+// transport"), which its streamable HTTP client wraps around a request
+// that failed on the way (the server gone, an exchange cut short, a
+// status without a JSON-RPC error), so that go-sdk keeps the session.
+const codeRejected = -32005
+
+// upstreamsAnswer reports whether err, a call's, is the upstream's own
+// JSON-RPC error, not a failure of the connection: a JSON-RPC error that
+// is not go-sdk's rejection by the transport (which, when the upstream
+// did answer with an error, wraps that error first).
+func upstreamsAnswer(err error) bool {
+	rpc := (*jsonrpc.Error)(nil)
+	return errors.As(err, &rpc) && rpc.Code != codeRejected
 }
 
 // startSpan starts the client span of the call p to l's upstream on cs,

@@ -24,7 +24,8 @@ const (
 
 // transport is how folio reaches upstreams of one kind: how their entry
 // in the mcpServers file is read, and how folio connects to one. Adding a
-// transport is adding a row to transports.
+// transport is adding a row to transports, and one to TestTransports
+// (transports_test.go), which holds it to upstream/transporttest's checks.
 type transport struct {
 	// parse fills in s from the entry e, its ${VAR}s expanded by expand;
 	// field errors are made by bad.
@@ -50,10 +51,12 @@ var transports = map[string]transport{
 	}},
 	// A streamable HTTP connection is neither watched nor traced by a
 	// wrapper, which would hide what go-sdk tells it of the session (see
-	// watchedTransport): both read its HTTP exchanges.
+	// watchedTransport): both read its HTTP exchanges. Its event size is
+	// given: go-sdk v1.8.0's streamable client reads a MaxEventSize of 0
+	// as no bound at all (its SSE client as DefaultMaxEventSize).
 	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		rt := in.ClientHTTP(headers{s.Headers, http.DefaultTransport, w}, endpoint(s))
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}}
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}, MaxEventSize: MaxMessageBytes}
 	}},
 	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		t := watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}

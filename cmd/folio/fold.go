@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fold"
-	"github.com/folio-mcp/folio/fold/boltstore"
-	"github.com/folio-mcp/folio/fold/redisstore"
 	"github.com/folio-mcp/folio/keyfile"
 	"github.com/folio-mcp/folio/pager"
 )
@@ -30,7 +27,7 @@ func foldFlags() []cli.Flag {
 		&cli.IntFlag{Name: "fold-preview-chars", Value: d.PreviewChars, EnvVars: []string{"FOLIO_FOLD_PREVIEW_CHARS"}, Usage: "characters of each string the preview keeps"},
 		&cli.DurationFlag{Name: "fold-ttl", Value: d.TTL, EnvVars: []string{"FOLIO_FOLD_TTL"}, Usage: "how long a folded answer can be read"},
 		&cli.StringFlag{Name: "handle-store", Value: "memory", EnvVars: []string{"FOLIO_HANDLE_STORE"},
-			Usage: "where folded answers are kept: memory, bolt:PATH (kept across restarts) or redis://HOST:PORT/DB (shared by replicas)"},
+			Usage: handleStoreUsage()},
 		&cli.IntFlag{Name: "handle-store-max-entries", Value: 1000, EnvVars: []string{"FOLIO_HANDLE_STORE_MAX_ENTRIES"}, Usage: "most answers the memory store keeps; the oldest go first"},
 		&cli.Int64Flag{Name: "handle-store-max-bytes", Value: fold.DefaultStoreMaxBytes, EnvVars: []string{"FOLIO_HANDLE_STORE_MAX_BYTES"}, Usage: "most bytes the memory or bolt store keeps; the oldest go first"},
 	}
@@ -42,9 +39,10 @@ type foldOptions struct {
 	// cursorKeyFile is --cursor-key-file ("" for the default): fold.key,
 	// the secret of handles' keys, is beside it.
 	cursorKeyFile string
-	// store is --handle-store: "memory", "bolt" or "redis", and its
-	// place (the bolt file, the Redis URL).
-	store, storeAt  string
+	// store is the store --handle-store names (see handleStores), and
+	// storeAt its place (the bolt file, the Redis URL).
+	store           handleStore
+	storeAt         string
 	storeMaxEntries int
 	storeMaxBytes   int64
 }
@@ -66,24 +64,13 @@ func readFoldOptions(c *cli.Context) (foldOptions, error) {
 		return o, err
 	}
 	o.cursorKeyFile = c.String("cursor-key-file")
-	spec := c.String("handle-store")
-	switch {
-	case o.storeMaxBytes < 1:
+	if o.storeMaxBytes < 1 {
 		return o, fmt.Errorf("--handle-store-max-bytes must be positive, not %d", o.storeMaxBytes)
-	case spec == "memory":
-		if o.storeMaxEntries < 1 {
-			return o, fmt.Errorf("--handle-store-max-entries: the memory store needs room for at least one entry, not %d", o.storeMaxEntries)
-		}
-		o.store = "memory"
-	case strings.HasPrefix(spec, "bolt:"):
-		if len(spec) == len("bolt:") {
-			return o, fmt.Errorf("--handle-store %q: give a file, as bolt:PATH", spec)
-		}
-		o.store, o.storeAt = "bolt", spec[len("bolt:"):]
-	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
-		o.store, o.storeAt = "redis", spec
-	default:
-		return o, fmt.Errorf("--handle-store: unknown store %q: want memory, bolt:PATH or redis://HOST:PORT/DB", spec)
+	}
+	var err error
+	o.store, o.storeAt, err = parseHandleStore(c.String("handle-store"), o)
+	if err != nil {
+		return o, err
 	}
 	return o, nil
 }
@@ -111,21 +98,8 @@ func openFolder(ctx context.Context, o foldOptions, log *slog.Logger, counter pa
 	return folder, func() { store.Close() }, nil
 }
 
-// openStore opens the handle store: memory, an embedded bbolt file (kept
-// across restarts) or a Redis server (shared by replicas).
+// openStore opens the handle store --handle-store named (see
+// handleStores).
 func openStore(ctx context.Context, o foldOptions, log *slog.Logger) (fold.Store, error) {
-	switch o.store {
-	case "bolt":
-		return boltstore.Open(o.storeAt, o.storeMaxBytes, time.Now)
-	case "redis":
-		s, err := redisstore.Open(o.storeAt, log)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Ping(ctx); err != nil {
-			log.Warn("the Redis handle store does not answer now; large answers go whole until it does", "err", err)
-		}
-		return s, nil
-	}
-	return fold.NewMemoryStore(o.storeMaxEntries, int(o.storeMaxBytes), time.Now), nil
+	return o.store.open(ctx, o.storeAt, o, log)
 }

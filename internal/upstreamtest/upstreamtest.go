@@ -5,6 +5,7 @@ package upstreamtest
 
 import (
 	"bufio"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,57 @@ func (e *buildError) Error() string {
 // returns its endpoint; it is killed when the test ends.
 func HTTP(t testing.TB, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(Binary(t), append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	return StartHTTP(t, args...).URL
+}
+
+// HTTPServer is fakemcp serving HTTP on loopback (Streamable HTTP, or
+// HTTP+SSE with -sse).
+type HTTPServer struct {
+	// URL is its endpoint.
+	URL  string
+	args []string
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+// StartHTTP starts fakemcp over HTTP on loopback with args; it is killed
+// when the test ends.
+func StartHTTP(t testing.TB, args ...string) *HTTPServer {
+	t.Helper()
+	s := &HTTPServer{args: args}
+	s.URL = s.start(t, "127.0.0.1:0")
+	t.Cleanup(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	})
+	return s
+}
+
+// Restart starts the server again at the same address with the same
+// arguments, killing it first if it is still running: as a server that
+// crashed comes back.
+func (s *HTTPServer) Restart(t testing.TB) {
+	t.Helper()
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	s.mu.Unlock()
+	if got := s.start(t, u.Host); got != s.URL {
+		t.Fatalf("fakemcp came back at %s, not %s", got, s.URL)
+	}
+}
+
+// start starts the process on addr and returns the endpoint it says.
+func (s *HTTPServer) start(t testing.TB, addr string) string {
+	t.Helper()
+	cmd := exec.Command(Binary(t), append([]string{"-http", addr}, s.args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +133,9 @@ func HTTP(t testing.TB, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("fakemcp did not say where it listens: %v", err)

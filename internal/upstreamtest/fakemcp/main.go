@@ -2,7 +2,10 @@
 // over stdio, or over Streamable HTTP with -http. Its tools (-tools) each
 // answer with their name and arguments; -sleep holds it back before it
 // serves, -burn keeps a core busy first, -hang makes it never answer, -mark records each start, -sleepfile
-// makes a start slow without changing the command line.
+// makes a start slow without changing the command line; -rich gives its
+// tools a title and annotations, -big offers big (an answer of that many
+// bytes) and -die offers die (the process exits while the call is in
+// flight).
 package main
 
 import (
@@ -25,6 +28,7 @@ func main() {
 	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
 	ttl := flag.Duration("ttl", -1, "the ttlMs of tools/list (the SDK's 0 when not given)")
 	stateless := flag.Bool("stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
+	propagate := flag.Bool("propagate", false, "with -stateless, end a call's work when its POST ends (go-sdk's PropagateRequestCancellation: without it no client can cancel a call)")
 	tools := flag.String("tools", "echo", "comma-separated tool names")
 	version := flag.String("version", "1.0.0", "server version")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving")
@@ -41,6 +45,9 @@ func main() {
 	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
 	tokenFile := flag.String("tokenfile", "", "the progress tool writes the progress token it was given to this file")
 	progressGap := flag.Duration("progressgap", 50*time.Millisecond, "the time between the progress tool's notifications")
+	rich := flag.Bool("rich", false, "give each tool of -tools a title (its name in capitals) and annotations (read-only, open world)")
+	big := flag.Int("big", 0, "offer big too, whose answer is a text of this many bytes")
+	die := flag.Bool("die", false, "offer die too: its call makes this process exit before it answers")
 	flag.Parse()
 	if _, err := os.Stat(*failFile); *failFile != "" && err == nil {
 		log.Fatalf("%s exists: failing", *failFile)
@@ -84,7 +91,18 @@ func main() {
 		names = strings.Split(strings.TrimSpace(string(b)), ",")
 		go follow(s, *toolsFile, names)
 	}
-	setTools(s, nil, names)
+	setTools(s, nil, names, *rich)
+	if *big > 0 {
+		s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("b", *big)}}}, nil
+		})
+	}
+	if *die {
+		s.AddTool(&mcp.Tool{Name: "die", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
+	}
 	if *callTools {
 		addCallTools(s, *cancelFile, *tokenFile, *progressGap)
 	}
@@ -123,7 +141,7 @@ func main() {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless, PropagateRequestCancellation: *propagate})
 	if *sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	}
@@ -132,17 +150,24 @@ func main() {
 	log.Fatal(http.Serve(ln, mux))
 }
 
-// setTools offers names in place of was.
-func setTools(s *mcp.Server, was, names []string) {
+// setTools offers names in place of was; rich gives each a title and
+// annotations.
+func setTools(s *mcp.Server, was, names []string, rich bool) {
 	if len(was) > 0 {
 		s.RemoveTools(was...)
 	}
 	for _, name := range names {
-		s.AddTool(&mcp.Tool{
+		tool := &mcp.Tool{
 			Name:        name,
 			Description: "Answers " + name + " and its arguments.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
-		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		}
+		if rich {
+			open := true
+			tool.Title = strings.ToUpper(name)
+			tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &open}
+		}
+		s.AddTool(tool, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + string(req.Params.Arguments)}}}, nil
 		})
 	}
@@ -155,7 +180,7 @@ func follow(s *mcp.Server, path string, names []string) {
 		b, err := os.ReadFile(path)
 		if now := strings.TrimSpace(string(b)); err == nil && now != last {
 			next := strings.Split(now, ",")
-			setTools(s, strings.Split(last, ","), next)
+			setTools(s, strings.Split(last, ","), next, false)
 			last = now
 		}
 	}
