@@ -161,15 +161,8 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, forma
 		// text page says them in its footer too).
 		res.Meta[wire.MetaFirstLine], res.Meta[wire.MetaLastLine] = p.FirstLine, p.LastLine
 	}
-	if format == pager.Text {
-		// What the footer leaves out, for programs.
-		var next *string
-		if p.HasMore {
-			next = &p.NextCursor
-		}
-		res.Meta[wire.MetaURI], res.Meta[wire.MetaVersion], res.Meta[wire.MetaHasMore] = p.URI, p.Version, p.HasMore
-		res.Meta[wire.MetaNextCursor], res.Meta[wire.MetaContentBytes] = next, p.End
-	}
+	// The format, and what its text leaves out, for programs.
+	p.Meta(res.Meta)
 	return res, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -43,62 +42,6 @@ func (e *BudgetError) ToolError() *toolerr.Error {
 
 // Is makes errors.Is(err, ErrBudgetTooSmall) true for a *BudgetError.
 func (e *BudgetError) Is(target error) bool { return target == ErrBudgetTooSmall }
-
-// Format is how a page is written.
-type Format int
-
-// The formats of a page.
-const (
-	// JSON is the page contract's JSON object.
-	JSON Format = iota
-	// Text is the content as it is, a newline, and one footer line with
-	// the next_cursor, or on the last page "end" and the version (see
-	// DecodeText).
-	Text
-	// Raw is the content alone: a chunk, its budget the content's, for
-	// prompts and embedding pipelines. It has no cursor nor version, so
-	// it is the command line's (ParseChunkFormat), not a read tool's.
-	Raw
-)
-
-// FormatNames lists the names ParseFormat accepts, in Format order: the
-// formats of pages, which carry where they come from and how to go on.
-func FormatNames() []string { return []string{"json", "text"} }
-
-// String is the format's name.
-func (f Format) String() string { return []string{"json", "text", "raw"}[f] }
-
-// ParseChunkFormat is ParseFormat, and "raw" too.
-func ParseChunkFormat(name string) (Format, error) {
-	if name == "raw" {
-		return Raw, nil
-	}
-	f, err := ParseFormat(name)
-	if err != nil {
-		return f, fmt.Errorf("unknown page format %q (want json, text or raw)", name)
-	}
-	return f, nil
-}
-
-// ParseFormat is the format of a name in FormatNames; any other name is
-// an invalid_argument *toolerr.Error.
-func ParseFormat(name string) (Format, error) {
-	for i, n := range FormatNames() {
-		if n == name {
-			return Format(i), nil
-		}
-	}
-	return JSON, toolerr.Invalid("unknown page format %q (want json or text)", name)
-}
-
-// FormatOr is the format named, or def when the name is empty (a read
-// that names no format); an unknown name is ParseFormat's error.
-func FormatOr(name string, def Format) (Format, error) {
-	if name == "" {
-		return def, nil
-	}
-	return ParseFormat(name)
-}
 
 // Request is what Fit needs to cut one page.
 type Request struct {
@@ -179,9 +122,7 @@ func Fit(r Request) (Page, error) {
 		return Page{}, fmt.Errorf("%w: the window is not valid UTF-8", ErrInvalidRequest)
 	}
 	f := &fitter{req: r, w: w}
-	if r.Format == JSON {
-		f.head = string(appendHead(nil, r.URI))
-	}
+	f.head = string(f.format().appendHead(nil, r.URI))
 	if len(w) == 0 {
 		p := f.build(0)
 		if p.Tokens > r.MaxTokens {
@@ -189,7 +130,7 @@ func Fit(r Request) (Page, error) {
 		}
 		return p, nil
 	}
-	if r.Cursor == nil && r.Format != Raw {
+	if r.Cursor == nil && f.format().paged() {
 		return Page{}, fmt.Errorf("%w: no cursor function", ErrInvalidRequest)
 	}
 	f.scale, f.measure = 1, r.Counter.Count
@@ -198,7 +139,7 @@ func Fit(r Request) (Page, error) {
 	}
 	f.moreTail = f.measure(string(f.appendTail(nil, 0)))
 	p, err := f.fit()
-	if err != nil || !r.Natural || r.Format != Raw || !p.HasMore {
+	if err != nil || !r.Natural || f.format().paged() || !p.HasMore {
 		return p, err
 	}
 	// Fewer bytes than the tightest cut: never more tokens than it has
@@ -530,12 +471,12 @@ func (f *fitter) text(start, end int, withTail bool) int {
 	return f.measure(unsafe.String(&b[0], len(b)))
 }
 
+// format is how the request's pages are written.
+func (f *fitter) format() pageFormat { return formats[f.req.Format] }
+
 // appendContent appends content as the page's format writes it.
 func (f *fitter) appendContent(b, content []byte) []byte {
-	if f.req.Format != JSON {
-		return append(b, content...)
-	}
-	return appendEscaped(b, content)
+	return f.format().appendContent(b, content)
 }
 
 // appendTail appends what follows the content of a page that ends at end.
@@ -570,16 +511,7 @@ func (f *fitter) lines(end int) (first, last int) {
 // appendTailWith appends what follows the content of a page whose
 // next_cursor is cursor, empty for the file's last page.
 func (f *fitter) appendTailWith(b []byte, end int, cursor string) []byte {
-	switch {
-	case f.req.Format == Raw:
-		return b
-	case f.req.Format == Text:
-		first, last := f.lines(end)
-		return appendFooter(b, first, last, f.req.Version, cursor)
-	case cursor == "":
-		return appendFinalTail(b, f.req.Version)
-	}
-	return appendMoreTail(b, f.req.Version, cursor)
+	return f.format().appendTail(b, f, end, cursor)
 }
 
 // page serializes the page that ends at end and counts it in segments: the
@@ -719,56 +651,6 @@ func splitsAt(w []byte, p int) bool {
 
 func isASCIIAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// appendHead appends the page's JSON up to the content's opening quote.
-func appendHead(b []byte, uri string) []byte {
-	b = append(b, `{"uri":`...)
-	b = AppendString(b, uri)
-	return append(b, `,"content":"`...)
-}
-
-// appendMoreTail appends what follows the content of a page with more to
-// come.
-func appendMoreTail(b []byte, version, cursor string) []byte {
-	b = append(b, `","version":`...)
-	b = AppendString(b, version)
-	b = append(b, `,"has_more":true,"next_cursor":`...)
-	b = AppendString(b, cursor)
-	return append(b, '}')
-}
-
-// appendFooter appends the newline and the footer line that end a page in
-// the Text format: what the model needs of it, no more (the rest is in the
-// result's _meta). A page started at a line says which lines it holds; a
-// page with more names its next_cursor; the last page says "end" and the
-// version of what was read.
-func appendFooter(b []byte, first, last int, version, cursor string) []byte {
-	b = append(b, footerPrefix...)
-	if first > 0 {
-		b = append(b, "lines "...)
-		b = strconv.AppendInt(b, int64(first), 10)
-		b = append(b, '-')
-		b = strconv.AppendInt(b, int64(last), 10)
-		b = append(b, ' ')
-	}
-	if cursor == "" {
-		b = append(b, "end version="...)
-		return append(b, version...)
-	}
-	b = append(b, "next_cursor="...)
-	return append(b, cursor...)
-}
-
-// footerPrefix ends the content of a page in the Text format and starts
-// its footer line.
-const footerPrefix = "\n[folio] "
-
-// appendFinalTail appends what follows the content of a file's last page.
-func appendFinalTail(b []byte, version string) []byte {
-	b = append(b, `","version":`...)
-	b = AppendString(b, version)
-	return append(b, `,"has_more":false,"next_cursor":null}`...)
 }
 
 // AppendString appends s as a JSON string, escaped as pages are: quote,

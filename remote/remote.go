@@ -141,28 +141,8 @@ func asError(body string) *toolerr.Error {
 	return toolerr.New(toolerr.CodeInternal, "the server answered an error: %s", body)
 }
 
-// PageOf is the page of a read's answer: a page in the Text format when
-// _meta gives its content's length (the wire says so only there), else a
-// JSON page.
-func PageOf(text []byte, meta mcp.Meta) (pager.Page, error) {
-	p := pager.Page{JSON: text}
-	if _, ok := meta[wire.MetaContentBytes]; !ok {
-		return p, nil
-	}
-	n, err := contentBytes(text, meta)
-	if err != nil {
-		return p, fmt.Errorf("%w: %v", ErrNotAPage, err)
-	}
-	p.Format, p.End = pager.Text, n
-	// The footer names neither the URI nor, but on the last page, the
-	// version: _meta does.
-	p.URI, _ = meta[wire.MetaURI].(string)
-	p.Version, _ = meta[wire.MetaVersion].(string)
-	return p, nil
-}
-
-// contentBytes is the length of the content that an answer's _meta gives,
-// checked against the answer's text.
+// contentBytes is the length of the lines that a line answer's _meta
+// gives, checked against the answer's text: its footer follows them.
 func contentBytes(text []byte, meta mcp.Meta) (int, error) {
 	v := meta[wire.MetaContentBytes]
 	n, ok := v.(float64)
@@ -202,7 +182,12 @@ func (c *Client) page(ctx context.Context, args wire.ReadArgs) (pager.Page, erro
 	if err != nil {
 		return pager.Page{}, err
 	}
-	return PageOf(text, meta)
+	// The answer's _meta says its page's format (see pager.Page.Meta).
+	p, err := pager.PageOf(text, meta)
+	if err != nil {
+		return p, fmt.Errorf("%w: %v", ErrNotAPage, err)
+	}
+	return p, nil
 }
 
 // Pages reads uri page by page from cursor ("" for the start) to the end;

@@ -37,6 +37,9 @@ const (
 	MetaTokens    = "folio/tokens"
 	MetaTokenizer = "folio/tokenizer"
 	MetaVersion   = "folio/version"
+	// MetaFormat is the format of the page a read answers (json or
+	// text), so that a client reads it without guessing.
+	MetaFormat = "folio/format"
 	// MetaURI, MetaHasMore and MetaNextCursor repeat a text page's footer.
 	MetaURI        = "folio/uri"
 	MetaHasMore    = "folio/has_more"
