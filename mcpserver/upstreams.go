@@ -129,8 +129,9 @@ func (s *Server) callRounds(ctx context.Context, tool upstream.Tool, call *mcp.C
 
 // upstreamFailure is what the caller gets when the call of an upstream
 // tool failed (err is not nil): upstream_unavailable when the upstream
-// is down or backing off or could not be reached, upstream_error when it
-// refused the call, and the error itself when the request ended.
+// is backing off (saying until when) or could not be reached,
+// upstream_error when it refused the call, and the error itself when
+// the request ended.
 func upstreamFailure(ctx context.Context, tool upstream.Tool, err error) (mcp.Result, error) {
 	switch unavailable := (*upstream.UnavailableError)(nil); {
 	case errors.As(err, &unavailable):
