@@ -33,17 +33,6 @@ func init() {
 
 // list answers a list: the entries of a directory, or the roots.
 func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.ListArgs) (*mcp.CallToolResult, error) {
-	maxEntries := wire.MaxEntriesLimit
-	if a.MaxEntries != nil {
-		maxEntries = *a.MaxEntries
-	}
-	depth := 1
-	if a.Recursive {
-		depth = 0
-		if a.MaxDepth != nil {
-			depth = *a.MaxDepth
-		}
-	}
 	var glob fsview.Glob
 	if a.Glob != "" {
 		var err error
@@ -64,6 +53,32 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	if !d.IsDir() {
 		return errorResult(toolerr.Invalid("%s is a file, not a directory: read it", d.URI)), nil
 	}
+	return s.listDir(ctx, c, d, a, glob)
+}
+
+// listBounds are how many entries a list may answer (max_entries, or
+// the most there may be) and how deep it goes (one level; with
+// recursive, max_depth, or 0 for no bound).
+func listBounds(a wire.ListArgs) (maxEntries, depth int) {
+	maxEntries = wire.MaxEntriesLimit
+	if a.MaxEntries != nil {
+		maxEntries = *a.MaxEntries
+	}
+	depth = 1
+	if a.Recursive {
+		depth = 0
+		if a.MaxDepth != nil {
+			depth = *a.MaxDepth
+		}
+	}
+	return maxEntries, depth
+}
+
+// listDir answers a list of the directory d: its entries that match the
+// glob (when a has one), within the bounds (see listBounds) and
+// MaxAnswerBytes, and notes of what was left out, cut or ignored.
+func (s *Server) listDir(ctx context.Context, c *caller, d fsview.File, a wire.ListArgs, glob fsview.Glob) (*mcp.CallToolResult, error) {
+	maxEntries, depth := listBounds(a)
 	out := wire.Listing{URI: d.URI, Root: d.RootURI(), Entries: []wire.Entry{}}
 	var notes []string
 	if by, ignored := c.fs.IgnoredBy(d.Path, true); ignored {
@@ -72,7 +87,7 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	var skipped fsview.Skips
 	seen := 0                                  // entries before the glob
 	size := len(out.URI) + len(out.Root) + 200 // of the JSON around the entries
-	err = c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth, Skipped: skipped.Add}, func(f fsview.File) error {
+	err := c.fs.List(ctx, d, fsview.ListOptions{MaxDepth: depth, Skipped: skipped.Add}, func(f fsview.File) error {
 		seen++
 		if a.Glob != "" && !glob.Match(f.RelTo(d)) {
 			return nil
@@ -82,18 +97,7 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 			return errFull
 		}
 		size += entrySize
-		e := wire.Entry{Path: f.Rel, Type: "file"}
-		if f.IsDir() {
-			e.Type = "dir"
-		}
-		if a.Details {
-			e.MTime = f.ModTime().UTC().Format(time.RFC3339)
-			if !f.IsDir() {
-				size := f.Size()
-				e.Size = &size
-			}
-		}
-		out.Entries = append(out.Entries, e)
+		out.Entries = append(out.Entries, listEntry(f, a.Details))
 		return nil
 	})
 	if errors.Is(err, errFull) {
@@ -117,6 +121,23 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	}
 	out.Note = strings.Join(notes, "; ")
 	return s.listAnswer(c, out, notes, a.Details)
+}
+
+// listEntry is the entry of f in a listing: its path and type, and with
+// details its mtime and (a file's) size.
+func listEntry(f fsview.File, details bool) wire.Entry {
+	e := wire.Entry{Path: f.Rel, Type: "file"}
+	if f.IsDir() {
+		e.Type = "dir"
+	}
+	if details {
+		e.MTime = f.ModTime().UTC().Format(time.RFC3339)
+		if !f.IsDir() {
+			size := f.Size()
+			e.Size = &size
+		}
+	}
+	return e
 }
 
 // listAnswer writes a listing: as JSON when details are asked for, else

@@ -30,52 +30,7 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 		return next
 	}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		op := telemetry.Operation{Method: method, Transport: telemetry.TransportPipe}
-		extra := req.GetExtra()
-		if extra != nil && extra.Header != nil {
-			op.Transport = telemetry.TransportTCP
-		}
-		s.wireOf(extra, &op)
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		if ss != nil {
-			op.SessionID = ss.ID()
-			if p := ss.InitializeParams(); p != nil {
-				op.ProtocolVersion = p.ProtocolVersion
-			}
-		}
-		switch p := req.GetParams().(type) {
-		case *mcp.CallToolParamsRaw:
-			if p != nil {
-				op.Tool = p.Name
-			}
-		case *mcp.GetPromptParams:
-			if p != nil {
-				op.Prompt = p.Name
-			}
-		case *mcp.ReadResourceParams:
-			if p != nil {
-				op.ResourceURI = p.URI
-			}
-		case *mcp.SubscribeParams:
-			if p != nil {
-				op.ResourceURI = p.URI
-			}
-		case *mcp.InitializeParams:
-			// The session has no version before its initialize is
-			// answered: the one asked for, until the answer says.
-			if p != nil {
-				op.ProtocolVersion = p.ProtocolVersion
-			}
-		}
-		if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
-			op.Meta = p.GetMeta()
-		}
-		if op.ProtocolVersion == "" {
-			// A server/discover of the sessionless era, whose version
-			// go-sdk takes in only as it answers it.
-			op.ProtocolVersion, _ = op.Meta[mcp.MetaKeyProtocolVersion].(string)
-		}
-		op.Unknown = (op.Tool != "" && !s.offers(op.Tool)) || (op.Prompt != "" && op.Prompt != filePrompt)
+		op, ss := s.operation(method, req)
 		ctx, span := in.StartServer(ctx, op)
 		var session *telemetry.Session
 		if method == "initialize" {
@@ -96,6 +51,70 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		span.End(ctx, toolError, err)
 		return res, err
+	}
+}
+
+// operation is what a request's span and metrics say of it, read before
+// it is handled: its method, transport and wire (see wireOf), its
+// session and protocol version, what it names (see nameOperation), its
+// _meta, and whether that name is one folio offers (see offers); and the
+// session it came on (nil for none), whose initialize may begin a
+// session's duration.
+func (s *Server) operation(method string, req mcp.Request) (telemetry.Operation, *mcp.ServerSession) {
+	op := telemetry.Operation{Method: method, Transport: telemetry.TransportPipe}
+	extra := req.GetExtra()
+	if extra != nil && extra.Header != nil {
+		op.Transport = telemetry.TransportTCP
+	}
+	s.wireOf(extra, &op)
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss != nil {
+		op.SessionID = ss.ID()
+		if p := ss.InitializeParams(); p != nil {
+			op.ProtocolVersion = p.ProtocolVersion
+		}
+	}
+	nameOperation(&op, req.GetParams())
+	if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+		op.Meta = p.GetMeta()
+	}
+	if op.ProtocolVersion == "" {
+		// A server/discover of the sessionless era, whose version
+		// go-sdk takes in only as it answers it.
+		op.ProtocolVersion, _ = op.Meta[mcp.MetaKeyProtocolVersion].(string)
+	}
+	op.Unknown = (op.Tool != "" && !s.offers(op.Tool)) || (op.Prompt != "" && op.Prompt != filePrompt)
+	return op, ss
+}
+
+// nameOperation sets on op what the request's params name, by their
+// kind: the tool called, the prompt got, the resource read or subscribed
+// to, or the protocol version an initialize asks for. Params of any
+// other kind name nothing.
+func nameOperation(op *telemetry.Operation, params mcp.Params) {
+	switch p := params.(type) {
+	case *mcp.CallToolParamsRaw:
+		if p != nil {
+			op.Tool = p.Name
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			op.Prompt = p.Name
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			op.ResourceURI = p.URI
+		}
+	case *mcp.SubscribeParams:
+		if p != nil {
+			op.ResourceURI = p.URI
+		}
+	case *mcp.InitializeParams:
+		// The session has no version before its initialize is
+		// answered: the one asked for, until the answer says.
+		if p != nil {
+			op.ProtocolVersion = p.ProtocolVersion
+		}
 	}
 }
 

@@ -55,59 +55,88 @@ func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		refs := s.callReferences(call, c)
-		changed, counted := false, 0
 		substituted := map[string]string{} // argument → the X_uri it came from
-		var missing []string
-		for _, key := range slices.Sorted(maps.Keys(args)) {
-			name, isRef := strings.CutSuffix(key, uriSuffix)
-			if _, ok := allowed[name]; !isRef || !ok {
-				continue
-			}
-			uris, many := references(args[key])
-			if uris == nil {
-				continue
-			}
-			if counted += len(uris); counted > MaxReferences {
-				return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: the call passes more than %d references; pass fewer (a reference to a whole list, or to a part of an answer by a JSON pointer fragment, counts once); the tool was not called", key, MaxReferences)), nil
-			}
-			values := make([]json.RawMessage, len(uris))
-			for i, uri := range uris {
-				v, err := refs.resolve(ctx, uri)
-				switch {
-				case errors.Is(err, errReferencesTooLarge) || errors.Is(err, fold.ErrReadLimit):
-					which := fmt.Sprintf("its reference %d", i+1)
-					if many {
-						which = fmt.Sprintf("its references %d to %d (of %d)", i+1, len(uris), len(uris))
-					}
-					return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: %s do not fit: %v; pass fewer references, or smaller parts of an answer (a JSON pointer fragment); the tool was not called", key, which, err)), nil
-				case err != nil && !isNotFound(err):
-					return s.toolError(err)
-				case err != nil:
-					missing = append(missing, uri)
-				}
-				values[i] = v
-			}
-			if _, both := args[name]; both {
-				s.log.Info("both an argument and its reference were given: the reference wins", "tool", call.Params.Name, "argument", name)
-			}
-			if many {
-				args[name], _ = json.Marshal(values)
-			} else {
-				args[name] = values[0]
-			}
-			delete(args, key)
-			changed = true
-			substituted[name] = key
+		if stop, err := s.substituteArgs(ctx, call, refs, allowed, args, substituted); stop != nil || err != nil {
+			return stop, err
 		}
-		if len(missing) > 0 {
-			return referenceNotFound(missing), nil
-		}
-		if changed {
+		if len(substituted) > 0 {
 			call.Params.Arguments, _ = json.Marshal(args)
 			ctx = context.WithValue(ctx, substitutedKey{}, substituted)
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// substituteArgs replaces in args, in the order of their names, each
+// argument X_uri that allowed names and whose value is a reference (or
+// an array of them) by X holding the values referred to, and records X
+// → X_uri in substituted. It returns the answer that stops the call
+// before the tool runs, if any: too many references in all (too_large,
+// past MaxReferences), one that cannot be read (see
+// unresolvedReference), or, once all are resolved, those that do not
+// exist (reference_not_found).
+func (s *Server) substituteArgs(ctx context.Context, call *mcp.CallToolRequest, refs *callReferences, allowed map[string]string, args map[string]json.RawMessage, substituted map[string]string) (*mcp.CallToolResult, error) {
+	counted := 0
+	var missing []string
+	for _, key := range slices.Sorted(maps.Keys(args)) {
+		name, isRef := strings.CutSuffix(key, uriSuffix)
+		if _, ok := allowed[name]; !isRef || !ok {
+			continue
+		}
+		uris, many := references(args[key])
+		if uris == nil {
+			continue
+		}
+		if counted += len(uris); counted > MaxReferences {
+			return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: the call passes more than %d references; pass fewer (a reference to a whole list, or to a part of an answer by a JSON pointer fragment, counts once); the tool was not called", key, MaxReferences)), nil
+		}
+		values := make([]json.RawMessage, len(uris))
+		for i, uri := range uris {
+			v, err := refs.resolve(ctx, uri)
+			if err != nil {
+				if stop, err := s.unresolvedReference(key, i, len(uris), many, err); stop != nil || err != nil {
+					return stop, err
+				}
+				missing = append(missing, uri)
+			}
+			values[i] = v
+		}
+		if _, both := args[name]; both {
+			s.log.Info("both an argument and its reference were given: the reference wins", "tool", call.Params.Name, "argument", name)
+		}
+		if many {
+			args[name], _ = json.Marshal(values)
+		} else {
+			args[name] = values[0]
+		}
+		delete(args, key)
+		substituted[name] = key
+	}
+	if len(missing) > 0 {
+		return referenceNotFound(missing), nil
+	}
+	return nil, nil
+}
+
+// unresolvedReference is the answer that stops the call when the
+// reference i of the n of argument key (an array of them when many)
+// failed to resolve with err: too_large when its value does not fit what
+// a call may read or pass, naming the references that did not fit; any
+// other failure as toolError has it. A reference that does not exist
+// for the caller stops nothing (nil, nil): the call names it among the
+// missing ones, once all are resolved.
+func (s *Server) unresolvedReference(key string, i, n int, many bool, err error) (*mcp.CallToolResult, error) {
+	switch {
+	case errors.Is(err, errReferencesTooLarge) || errors.Is(err, fold.ErrReadLimit):
+		which := fmt.Sprintf("its reference %d", i+1)
+		if many {
+			which = fmt.Sprintf("its references %d to %d (of %d)", i+1, n, n)
+		}
+		return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: %s do not fit: %v; pass fewer references, or smaller parts of an answer (a JSON pointer fragment); the tool was not called", key, which, err)), nil
+	case !isNotFound(err):
+		return s.toolError(err)
+	}
+	return nil, nil
 }
 
 // referenceArgs is what substitute may fill in on call: for a tool of the

@@ -34,90 +34,135 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		if method == "tools/list" {
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return res, err
-			}
-			list := res.(*mcp.ListToolsResult)
-			list.Tools = append(list.Tools, s.listed(catalog)...)
-			return list, nil
+			return s.listUpstreamTools(ctx, next, method, req, catalog)
 		}
-		call := req.(*mcp.CallToolRequest)
-		tool, ok := catalog.Lookup(call.Params.Name)
-		if !ok {
-			if up, ours := s.cfg.Gateway.UpstreamOf(call.Params.Name); ours {
-				// Gone, or never there: say so, and what to do.
-				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is not offered: upstream %s has no such tool (now); list the tools again", call.Params.Name, up)), nil
-			}
-			return next(ctx, method, req)
-		}
-		if _, err := s.caller(ctx); err != nil {
-			return nil, err
-		}
-		if now, err := s.cfg.Gateway.Catalog(ctx); err == nil {
-			if _, still := now.Lookup(tool.Name); !still {
-				return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
-			}
-		}
-		if err := s.checkArgs(ctx, tool.Def, call.Params.Arguments); err != nil {
-			return s.toolError(err)
-		}
-		// Of the call's _meta only the progress token goes on (the
-		// gateway swaps it for one of its own): the rest, the protocol
-		// version say, is this connection's, not the upstream's. The
-		// token is a string or a number, and comes back as it came.
-		ss, _ := call.GetSession().(*mcp.ServerSession)
-		onProgress := func(p *mcp.ProgressNotificationParams) {
-			if ss != nil {
-				ss.NotifyProgress(ctx, p)
-			}
-		}
-		// A retry after input_required carries the client's responses
-		// and the upstream's requestState back to the upstream as they
-		// came: folio keeps nothing between the rounds, so any replica
-		// can take the retry.
-		round := upstream.Round{InputResponses: call.Params.InputResponses, RequestState: call.Params.RequestState}
-		res, size, err := s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
-		// A session of the older era has no retry of its own: folio
-		// asks its client within the call, round after round, as that
-		// era does. The newer era's client sees the input requests.
-		for rounds := 0; err == nil && res.InputRequests != nil && ss != nil && !sessionlessEra(ss); rounds++ {
-			if rounds == maxInputRounds || len(res.InputRequests) == 0 {
-				return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input %d times, or is busy: call it again later", tool.Upstream, rounds+1)), nil
-			}
-			responses, ierr := answerInputs(ctx, ss, res.InputRequests)
-			if ierr != nil {
-				return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input this client did not give: %v", tool.Upstream, ierr)), nil
-			}
-			round = upstream.Round{InputResponses: responses, RequestState: res.RequestState}
-			res, size, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
-		}
-		switch unavailable := (*upstream.UnavailableError)(nil); {
-		case errors.As(err, &unavailable):
-			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v: call it again then, or do without it", err)), nil
-		case errors.Is(err, upstream.ErrConnect):
-			return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil
-		case err != nil && ctx.Err() == nil:
-			// The upstream refused the call: the model should read why.
-			return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s refused the call: %v", tool.Upstream, err)), nil
-		case err != nil:
-			return nil, err
-		}
-		if size == 0 {
-			// Not seen on the wire.
-			size = answerBytes(res)
-		}
-		if n := size; n > s.cfg.MaxAnswerBytes {
-			// Never kept, never passed on: the bound holds for upstream
-			// answers as for folio's own.
-			return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
-		}
-		// The upstream's name for itself is of its own connection: on
-		// this one, folio is the server (and says so, in the
-		// 2026-07-28 era).
-		delete(res.Meta, mcp.MetaKeyServerInfo)
-		return res, nil
+		return s.callUpstreamTool(ctx, next, method, req.(*mcp.CallToolRequest), catalog)
 	}
+}
+
+// listUpstreamTools answers tools/list: folio's own tools, as next
+// answers them, and after them the tools of the session's catalog.
+func (s *Server) listUpstreamTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request, catalog *upstream.Catalog) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return res, err
+	}
+	list := res.(*mcp.ListToolsResult)
+	list.Tools = append(list.Tools, s.listed(catalog)...)
+	return list, nil
+}
+
+// callUpstreamTool routes a call of a tool named as an upstream's to its
+// upstream, in the order its checks stand: a name the session's catalog
+// does not have is not_found when an upstream claims it (else next
+// answers it); then the caller must be known, the tool still offered by
+// the gateway's current catalog, and the arguments fit its input schema.
+// Then the upstream is called (see callRounds) and its failure or its
+// answer is passed on (see upstreamFailure and upstreamAnswer).
+func (s *Server) callUpstreamTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest, catalog *upstream.Catalog) (mcp.Result, error) {
+	tool, ok := catalog.Lookup(call.Params.Name)
+	if !ok {
+		if up, ours := s.cfg.Gateway.UpstreamOf(call.Params.Name); ours {
+			// Gone, or never there: say so, and what to do.
+			return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is not offered: upstream %s has no such tool (now); list the tools again", call.Params.Name, up)), nil
+		}
+		return next(ctx, method, call)
+	}
+	if _, err := s.caller(ctx); err != nil {
+		return nil, err
+	}
+	if now, err := s.cfg.Gateway.Catalog(ctx); err == nil {
+		if _, still := now.Lookup(tool.Name); !still {
+			return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
+		}
+	}
+	if err := s.checkArgs(ctx, tool.Def, call.Params.Arguments); err != nil {
+		return s.toolError(err)
+	}
+	res, size, stop, err := s.callRounds(ctx, tool, call)
+	if stop != nil {
+		return stop, nil
+	}
+	if err != nil {
+		return upstreamFailure(ctx, tool, err)
+	}
+	return s.upstreamAnswer(tool, res, size)
+}
+
+// callRounds calls the upstream's tool with the call's arguments: its
+// answer and its size on the wire (0 when not seen), or the error of the
+// call, or the tool error that ends the rounds of input a session of the
+// older era is asked for within the call (stop, when not nil).
+func (s *Server) callRounds(ctx context.Context, tool upstream.Tool, call *mcp.CallToolRequest) (res *mcp.CallToolResult, size int, stop *mcp.CallToolResult, err error) {
+	// Of the call's _meta only the progress token goes on (the
+	// gateway swaps it for one of its own): the rest, the protocol
+	// version say, is this connection's, not the upstream's. The
+	// token is a string or a number, and comes back as it came.
+	ss, _ := call.GetSession().(*mcp.ServerSession)
+	onProgress := func(p *mcp.ProgressNotificationParams) {
+		if ss != nil {
+			ss.NotifyProgress(ctx, p)
+		}
+	}
+	// A retry after input_required carries the client's responses
+	// and the upstream's requestState back to the upstream as they
+	// came: folio keeps nothing between the rounds, so any replica
+	// can take the retry.
+	round := upstream.Round{InputResponses: call.Params.InputResponses, RequestState: call.Params.RequestState}
+	res, size, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+	// A session of the older era has no retry of its own: folio
+	// asks its client within the call, round after round, as that
+	// era does. The newer era's client sees the input requests.
+	for rounds := 0; err == nil && res.InputRequests != nil && ss != nil && !sessionlessEra(ss); rounds++ {
+		if rounds == maxInputRounds || len(res.InputRequests) == 0 {
+			return nil, 0, errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input %d times, or is busy: call it again later", tool.Upstream, rounds+1)), nil
+		}
+		responses, ierr := answerInputs(ctx, ss, res.InputRequests)
+		if ierr != nil {
+			return nil, 0, errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s asked for input this client did not give: %v", tool.Upstream, ierr)), nil
+		}
+		round = upstream.Round{InputResponses: responses, RequestState: res.RequestState}
+		res, size, err = s.cfg.Gateway.Call(ctx, tool, call.Params.Arguments, round, call.Params.GetProgressToken(), onProgress)
+	}
+	return res, size, nil, err
+}
+
+// upstreamFailure is what the caller gets when the call of an upstream
+// tool failed (err is not nil): upstream_unavailable when the upstream
+// is backing off (saying until when) or could not be reached,
+// upstream_error when it refused the call, and the error itself when
+// the request ended.
+func upstreamFailure(ctx context.Context, tool upstream.Tool, err error) (mcp.Result, error) {
+	switch unavailable := (*upstream.UnavailableError)(nil); {
+	case errors.As(err, &unavailable):
+		return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v: call it again then, or do without it", err)), nil
+	case errors.Is(err, upstream.ErrConnect):
+		return errorResult(toolerr.New(toolerr.CodeUpstreamUnavailable, "%v; the next call tries again", err)), nil
+	case ctx.Err() == nil:
+		// The upstream refused the call: the model should read why.
+		return errorResult(toolerr.New(toolerr.CodeUpstreamError, "%s refused the call: %v", tool.Upstream, err)), nil
+	}
+	return nil, err
+}
+
+// upstreamAnswer passes an upstream's answer on, of size bytes on the
+// wire (0 when not seen, and then measured): too_large, and dropped,
+// past MaxAnswerBytes; else without the upstream's name for itself.
+func (s *Server) upstreamAnswer(tool upstream.Tool, res *mcp.CallToolResult, size int) (mcp.Result, error) {
+	if size == 0 {
+		// Not seen on the wire.
+		size = answerBytes(res)
+	}
+	if n := size; n > s.cfg.MaxAnswerBytes {
+		// Never kept, never passed on: the bound holds for upstream
+		// answers as for folio's own.
+		return errorResult(toolerr.New(toolerr.CodeTooLarge, "upstream %s answered %s with %d bytes, over the %d folio passes on (--max-answer-bytes); the answer was dropped: ask the tool for less", tool.Upstream, tool.Original, n, s.cfg.MaxAnswerBytes)), nil
+	}
+	// The upstream's name for itself is of its own connection: on
+	// this one, folio is the server (and says so, in the
+	// 2026-07-28 era).
+	delete(res.Meta, mcp.MetaKeyServerInfo)
+	return res, nil
 }
 
 // advertised is an upstream tool as folio offers it: with the arguments

@@ -49,18 +49,7 @@ func (s *Server) Watch(ctx context.Context) error {
 			if ev.Op == fsnotify.Chmod {
 				continue
 			}
-			// What the ignore files exclude is not listed: its coming and
-			// going change no list, and a new ignored directory is not
-			// watched. A subscriber to an ignored file still hears of it.
-			info, err := os.Lstat(ev.Name)
-			isDir := err == nil && info.IsDir()
-			listed := !s.cfg.FS.Ignored(ev.Name, isDir)
-			if ev.Has(fsnotify.Create) && isDir && listed {
-				s.watchTree(ctx, w, ev.Name)
-			}
-			if (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && listed && len(came) < maxListChange {
-				came = append(came, ev.Name)
-			}
+			came = s.followListing(ctx, w, ev, came)
 			updated[fsview.URI(ev.Name)] = true
 			if !armed {
 				// Not reset by later events: a file written without pause
@@ -82,6 +71,26 @@ func (s *Server) Watch(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// followListing keeps the watch and the list change up with the event
+// ev: a listed directory that was created is watched, and a listed name
+// that appeared or went is added to came (while it holds fewer than
+// maxListChange), which it returns.
+func (s *Server) followListing(ctx context.Context, w *fsnotify.Watcher, ev fsnotify.Event, came []string) []string {
+	// What the ignore files exclude is not listed: its coming and
+	// going change no list, and a new ignored directory is not
+	// watched. A subscriber to an ignored file still hears of it.
+	info, err := os.Lstat(ev.Name)
+	isDir := err == nil && info.IsDir()
+	listed := !s.cfg.FS.Ignored(ev.Name, isDir)
+	if ev.Has(fsnotify.Create) && isDir && listed {
+		s.watchTree(ctx, w, ev.Name)
+	}
+	if (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && listed && len(came) < maxListChange {
+		came = append(came, ev.Name)
+	}
+	return came
 }
 
 // watchTree watches dir and every visible directory under it.
