@@ -37,6 +37,11 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 			session = s.startSession(ss, op)
 		}
 		res, err := next(ctx, method, req)
+		if op.Unknown && op.Tool != "" && err == nil && s.offers(op.Tool) {
+			// An upstream tool called before the gateway knew its
+			// catalog, which the call waited for: it is one now.
+			span.SetKnown()
+		}
 		if init, ok := res.(*mcp.InitializeResult); ok && init != nil && err == nil {
 			span.SetProtocolVersion(init.ProtocolVersion)
 			if session != nil {

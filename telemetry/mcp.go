@@ -353,6 +353,25 @@ func (s *Span) SetProtocolVersion(v string) {
 	}
 }
 
+// SetKnown says that the tool the span's request names, taken for none
+// the server offers when the span started, is one after all (a gateway's
+// tool called before its catalog was known): the span and the duration
+// metric name it, as they do any offered tool.
+func (s *Span) SetKnown() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.op.Unknown {
+		return
+	}
+	s.op.Unknown = false
+	if s.span != nil {
+		s.span.SetName(s.op.name())
+	}
+}
+
 // End ends the span: toolError tells a tool call answered with isError,
 // err a request that failed (a JSON-RPC error, or the call not made).
 func (s *Span) End(ctx context.Context, toolError bool, err error) {
