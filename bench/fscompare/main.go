@@ -24,22 +24,40 @@ import (
 	"github.com/folio-mcp/folio/remote"
 )
 
+// options are fscompare's flags.
+type options struct {
+	folioBin, fsServer string
+	n, budget, size    int
+}
+
+// folioRun is what folio's reads measured: the file's lines, the tokens
+// of each page first read (every page, or the samples) and how long those
+// reads took, and the latencies of the continuation pages.
+type folioRun struct {
+	lines      int
+	pageTokens []int
+	whole      time.Duration
+	latencies  []time.Duration
+}
+
+// fsRun is what server-filesystem's reads measured: the lines of its head
+// read (as many as a folio page holds) and their latencies, and those of
+// its whole reads, with the tokens of one.
+type fsRun struct {
+	pageLines   int
+	headLat     []time.Duration
+	wholeLat    []time.Duration
+	wholeTokens int
+}
+
 func main() {
-	folioBin := flag.String("folio", "", "the folio binary")
-	fsServer := flag.String("filesystem", "", "server-filesystem's dist/index.js")
-	n := flag.Int("n", 50, "calls per measurement")
-	budget := flag.Int("max-tokens", 2000, "folio's page budget")
-	size := flag.Int("size", 1<<20, "bytes of Go source in the file")
-	flag.Parse()
-	if *folioBin == "" || *fsServer == "" {
-		log.Fatal("usage: fscompare -folio BIN -filesystem INDEX.JS")
-	}
+	o := parseFlags()
 	dir, err := os.MkdirTemp("", "fscompare")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	text := goSource(*size)
+	text := goSource(o.size)
 	path := filepath.Join(dir, "big.go")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		log.Fatal(err)
@@ -53,117 +71,169 @@ func main() {
 	}
 	ctx := context.Background()
 
-	folio := connect(ctx, exec.Command(*folioBin, "serve", "--root", dir, "--log-level", "error", "--max-file-bytes", "0"))
+	folio := connect(ctx, exec.Command(o.folioBin, "serve", "--root", dir, "--log-level", "error", "--max-file-bytes", "0"))
 	defer folio.Close()
+	f := measureFolio(ctx, folio, o, text, counter)
+
+	node, err := exec.LookPath("node")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fs := connect(ctx, exec.Command(node, o.fsServer, dir))
+	defer fs.Close()
+	s := measureFilesystem(ctx, fs, o, path, text, counter, f)
+	if slices.Max(f.pageTokens) > o.budget {
+		log.Fatalf("folio: a page of %d tokens, over the budget of %d", slices.Max(f.pageTokens), o.budget)
+	}
+	report(o, text, counter, f, s)
+}
+
+// parseFlags reads fscompare's flags; the two programs compared are
+// required.
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.folioBin, "folio", "", "the folio binary")
+	flag.StringVar(&o.fsServer, "filesystem", "", "server-filesystem's dist/index.js")
+	flag.IntVar(&o.n, "n", 50, "calls per measurement")
+	flag.IntVar(&o.budget, "max-tokens", 2000, "folio's page budget")
+	flag.IntVar(&o.size, "size", 1<<20, "bytes of Go source in the file")
+	flag.Parse()
+	if o.folioBin == "" || o.fsServer == "" {
+		log.Fatal("usage: fscompare -folio BIN -filesystem INDEX.JS")
+	}
+	return o
+}
+
+// measureFolio reads the file through folio: every page (or, past
+// sampleAbove, the pages that start at lines spread over it), timed as a
+// whole, then each of their cursors once more, so that the page cache
+// holds the file, and then -n continuation pages, each timed.
+func measureFolio(ctx context.Context, folio *mcp.ClientSession, o options, text string, counter pager.Counter) folioRun {
+	var r folioRun
 	var cursors []string
-	var pageTokens []int
 	start := time.Now()
+	r.lines = strings.Count(text, "\n")
+	if o.size <= sampleAbove {
+		cursors, r.pageTokens = readEveryPage(ctx, folio, o.budget, text, counter)
+	} else {
+		cursors, r.pageTokens = samplePages(ctx, folio, o.budget, r.lines, counter)
+	}
+	r.whole = time.Since(start)
+	// Each page once first, so that both servers read from the page cache.
+	for _, c := range cursors {
+		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": o.budget, "cursor": c})
+	}
+	for i := range o.n {
+		t0 := time.Now()
+		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": o.budget, "cursor": cursors[(i*7)%len(cursors)]})
+		r.latencies = append(r.latencies, time.Since(t0))
+	}
+	return r
+}
+
+// readEveryPage reads every page of the file, in order, and stops unless
+// they rebuild text; it gives the cursors it followed and the tokens of
+// each page.
+func readEveryPage(ctx context.Context, folio *mcp.ClientSession, budget int, text string, counter pager.Counter) (cursors []string, pageTokens []int) {
 	read := func(cursor string) (pager.Page, error) {
-		args := map[string]any{"uri": "big.go", "max_tokens": *budget}
+		args := map[string]any{"uri": "big.go", "max_tokens": budget}
 		if cursor != "" {
 			args["cursor"] = cursor
 			cursors = append(cursors, cursor)
 		}
 		return pager.Page{JSON: []byte(callText(ctx, folio, "read", args))}, nil
 	}
-	lines := strings.Count(text, "\n")
-	if *size <= sampleAbove {
-		var rebuilt strings.Builder
-		for page, err := range remote.Follow("", read) {
-			if err != nil {
-				log.Fatalf("folio: %v", err)
-			}
-			pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
-			p, err := page.Decode()
-			if err != nil {
-				log.Fatalf("folio: %v", err)
-			}
-			rebuilt.WriteString(p.Content)
+	var rebuilt strings.Builder
+	for page, err := range remote.Follow("", read) {
+		if err != nil {
+			log.Fatalf("folio: %v", err)
 		}
-		if rebuilt.String() != text {
-			log.Fatalf("folio: the pages do not rebuild the file (%d bytes, file %d)", rebuilt.Len(), len(text))
+		pageTokens = append(pageTokens, counter.Count(string(page.JSON)))
+		p, err := page.Decode()
+		if err != nil {
+			log.Fatalf("folio: %v", err)
 		}
-	} else {
-		// Too many pages to read them all: the cursors of pages that
-		// start at lines spread over the file, the last near its end.
-		for k := range samples {
-			line := 1 + k*(lines-5000)/(samples-1)
-			answer := callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": *budget, "line": line, "format": "json"})
-			p, err := pager.Page{JSON: []byte(answer)}.Decode()
-			if err != nil || p.NextCursor == nil {
-				log.Fatalf("folio: the page at line %d: %v", line, err)
-			}
-			cursors = append(cursors, *p.NextCursor)
-			pageTokens = append(pageTokens, counter.Count(answer))
-		}
+		rebuilt.WriteString(p.Content)
 	}
-	whole := time.Since(start)
-	// Each page once first, so that both servers read from the page cache.
-	for _, c := range cursors {
-		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": *budget, "cursor": c})
+	if rebuilt.String() != text {
+		log.Fatalf("folio: the pages do not rebuild the file (%d bytes, file %d)", rebuilt.Len(), len(text))
 	}
-	var folioLat []time.Duration
-	for i := range *n {
-		t0 := time.Now()
-		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": *budget, "cursor": cursors[(i*7)%len(cursors)]})
-		folioLat = append(folioLat, time.Since(t0))
-	}
+	return cursors, pageTokens
+}
 
-	node, err := exec.LookPath("node")
-	if err != nil {
-		log.Fatal(err)
+// samplePages reads the pages that start at lines spread over the file
+// of lines lines, the last near its end (too many pages to read them
+// all); it gives their next cursors and their tokens.
+func samplePages(ctx context.Context, folio *mcp.ClientSession, budget, lines int, counter pager.Counter) (cursors []string, pageTokens []int) {
+	for k := range samples {
+		line := 1 + k*(lines-5000)/(samples-1)
+		answer := callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": budget, "line": line, "format": "json"})
+		p, err := pager.Page{JSON: []byte(answer)}.Decode()
+		if err != nil || p.NextCursor == nil {
+			log.Fatalf("folio: the page at line %d: %v", line, err)
+		}
+		cursors = append(cursors, *p.NextCursor)
+		pageTokens = append(pageTokens, counter.Count(answer))
 	}
-	fs := connect(ctx, exec.Command(node, *fsServer, dir))
-	defer fs.Close()
+	return cursors, pageTokens
+}
+
+// measureFilesystem reads the file at path through server-filesystem:
+// its head of as many lines as one of folio's pages holds (f says how
+// many pages), once and then -n times, each timed, and then -n whole
+// reads, each timed, the first checked against text (none past 8 MiB:
+// the head says enough).
+func measureFilesystem(ctx context.Context, fs *mcp.ClientSession, o options, path, text string, counter pager.Counter, f folioRun) fsRun {
 	// server-filesystem's head: the first lines, as many as a page holds.
-	pageLines := lines / len(pageTokens)
-	if *size > sampleAbove {
+	r := fsRun{pageLines: f.lines / len(f.pageTokens)}
+	if o.size > sampleAbove {
 		// As many lines as hold a page's tokens, by the first MiB.
 		head := text[:1<<20]
-		pageLines = *budget * strings.Count(head, "\n") / counter.Count(head)
+		r.pageLines = o.budget * strings.Count(head, "\n") / counter.Count(head)
 	}
-	callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(pageLines, 1)})
-	var headLat []time.Duration
-	for range *n {
+	callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(r.pageLines, 1)})
+	for range o.n {
 		t0 := time.Now()
-		callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(pageLines, 1)})
-		headLat = append(headLat, time.Since(t0))
+		callText(ctx, fs, "read_text_file", map[string]any{"path": path, "head": max(r.pageLines, 1)})
+		r.headLat = append(r.headLat, time.Since(t0))
 	}
-	var fsLat []time.Duration
-	var fsTokens int
-	if *size > 8<<20 {
-		*n = 0 // whole reads of a large file: the head says enough
+	n := o.n
+	if o.size > 8<<20 {
+		n = 0 // whole reads of a large file: the head says enough
 	}
-	for i := range *n {
+	for i := range n {
 		t0 := time.Now()
 		answer := callText(ctx, fs, "read_text_file", map[string]any{"path": path})
-		fsLat = append(fsLat, time.Since(t0))
+		r.wholeLat = append(r.wholeLat, time.Since(t0))
 		if i == 0 {
 			if answer != text {
 				log.Fatalf("server-filesystem's answer differs from the file (%d bytes, file %d)", len(answer), len(text))
 			}
-			fsTokens = counter.Count(answer)
+			r.wholeTokens = counter.Count(answer)
 		}
 	}
-	if slices.Max(pageTokens) > *budget {
-		log.Fatalf("folio: a page of %d tokens, over the budget of %d", slices.Max(pageTokens), *budget)
-	}
-	if *size <= sampleAbove {
+	return r
+}
+
+// report prints the file, a table of each call's latency at p50 and p99
+// and its tokens, and what reading the file through folio took.
+func report(o options, text string, counter pager.Counter, f folioRun, s fsRun) {
+	if o.size <= sampleAbove {
 		fmt.Printf("file: %d bytes of Go source, %d tokens (o200k_base)\n", len(text), counter.Count(text))
 	} else {
 		fmt.Printf("file: %d bytes of Go source\n", len(text))
 	}
 	fmt.Printf("%-44s %9s %9s %12s\n", "call (stdio, same go-sdk client)", "p50 ms", "p99 ms", "tokens")
-	fmt.Printf("%-44s %9.2f %9.2f %12d\n", fmt.Sprintf("folio read, continuation page (%d)", *budget), ms(folioLat, 50), ms(folioLat, 99), slices.Max(pageTokens))
-	fmt.Printf("%-44s %9.2f %9.2f\n", fmt.Sprintf("server-filesystem read_text_file head %d", pageLines), ms(headLat, 50), ms(headLat, 99))
-	if len(fsLat) > 0 {
-		fmt.Printf("%-44s %9.2f %9.2f %12d\n", "server-filesystem read_text_file (whole)", ms(fsLat, 50), ms(fsLat, 99), fsTokens)
+	fmt.Printf("%-44s %9.2f %9.2f %12d\n", fmt.Sprintf("folio read, continuation page (%d)", o.budget), ms(f.latencies, 50), ms(f.latencies, 99), slices.Max(f.pageTokens))
+	fmt.Printf("%-44s %9.2f %9.2f\n", fmt.Sprintf("server-filesystem read_text_file head %d", s.pageLines), ms(s.headLat, 50), ms(s.headLat, 99))
+	if len(s.wholeLat) > 0 {
+		fmt.Printf("%-44s %9.2f %9.2f %12d\n", "server-filesystem read_text_file (whole)", ms(s.wholeLat, 50), ms(s.wholeLat, 99), s.wholeTokens)
 	}
-	if *size <= sampleAbove {
+	if o.size <= sampleAbove {
 		fmt.Printf("folio, every page of the file: %d pages in %v (%.1f ms a page), %d tokens in all\n",
-			len(pageTokens), whole.Round(time.Millisecond), float64(whole.Microseconds())/1000/float64(len(pageTokens)), sum(pageTokens))
+			len(f.pageTokens), f.whole.Round(time.Millisecond), float64(f.whole.Microseconds())/1000/float64(len(f.pageTokens)), sum(f.pageTokens))
 	} else {
-		fmt.Printf("folio, %d pages that start at lines spread over the file, their first read: %v\n", len(pageTokens), whole.Round(time.Millisecond))
+		fmt.Printf("folio, %d pages that start at lines spread over the file, their first read: %v\n", len(f.pageTokens), f.whole.Round(time.Millisecond))
 	}
 }
 

@@ -30,16 +30,26 @@ import (
 	"github.com/folio-mcp/folio/remote"
 )
 
+// options are load's flags.
+type options struct {
+	bin                  string
+	clients              int
+	duration             time.Duration
+	minBudget, maxBudget int
+}
+
+// tally is what the clients measured, under mu: the latency of each page,
+// the errors, the pages over budget and the files read whole.
+type tally struct {
+	mu        sync.Mutex
+	latencies []time.Duration
+	errs      []string
+	over      int
+	reads     int
+}
+
 func main() {
-	bin := flag.String("folio", "", "the folio binary")
-	clients := flag.Int("clients", 50, "clients paging at once")
-	duration := flag.Duration("duration", 60*time.Second, "how long to page")
-	minBudget := flag.Int("min", 150, "smallest page budget")
-	maxBudget := flag.Int("max", 16000, "largest page budget")
-	flag.Parse()
-	if *bin == "" {
-		log.Fatal("usage: load -folio BIN [-clients N] [-duration D] [-min T] [-max T]")
-	}
+	o := parseFlags()
 	dir, err := os.MkdirTemp("", "folio-load")
 	if err != nil {
 		log.Fatal(err)
@@ -51,99 +61,140 @@ func main() {
 		log.Fatal(err)
 	}
 
+	server, endpoint, token := startServer(o, dir)
+	defer server.Process.Kill()
+
+	t, elapsed := runClients(o, endpoint, token, files, counter)
+	report(o, len(files), t, elapsed, server.Process.Pid)
+	if len(t.errs) > 0 || t.over > 0 || t.reads == 0 {
+		os.Exit(1)
+	}
+}
+
+// parseFlags reads load's flags; the folio binary is required.
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.bin, "folio", "", "the folio binary")
+	flag.IntVar(&o.clients, "clients", 50, "clients paging at once")
+	flag.DurationVar(&o.duration, "duration", 60*time.Second, "how long to page")
+	flag.IntVar(&o.minBudget, "min", 150, "smallest page budget")
+	flag.IntVar(&o.maxBudget, "max", 16000, "largest page budget")
+	flag.Parse()
+	if o.bin == "" {
+		log.Fatal("usage: load -folio BIN [-clients N] [-duration D] [-min T] [-max T]")
+	}
+	return o
+}
+
+// startServer adds a token to a tokens file in dir and starts folio serve
+// on loopback, serving dir/root to it (room for every client's session,
+// and more); it gives the server's process, its endpoint and the token.
+func startServer(o options, dir string) (server *exec.Cmd, endpoint, token string) {
 	tokens := filepath.Join(dir, "tokens.json")
-	out, err := exec.Command(*bin, "token", "add", "--tokens", tokens, "--subject", "load").Output()
+	out, err := exec.Command(o.bin, "token", "add", "--tokens", tokens, "--subject", "load").Output()
 	if err != nil {
 		log.Fatalf("token add: %v", err)
 	}
-	token := strings.TrimSpace(string(out))
-	server := exec.Command(*bin, "serve", "--root", filepath.Join(dir, "root"), "--http", "127.0.0.1:0", "--tokens", tokens,
-		"--cursor-key-file", filepath.Join(dir, "cursor.key"), "--max-sessions-per-subject", fmt.Sprint(*clients+10))
+	token = strings.TrimSpace(string(out))
+	server = exec.Command(o.bin, "serve", "--root", filepath.Join(dir, "root"), "--http", "127.0.0.1:0", "--tokens", tokens,
+		"--cursor-key-file", filepath.Join(dir, "cursor.key"), "--max-sessions-per-subject", fmt.Sprint(o.clients+10))
 	stderr, _ := server.StderrPipe()
 	if err := server.Start(); err != nil {
 		log.Fatal(err)
 	}
-	defer server.Process.Kill()
-	endpoint := listening(stderr)
+	return server, listening(stderr), token
+}
 
+// runClients has -clients clients page through files at endpoint until
+// -duration is up, each file a budget drawn between -min and -max; it
+// gives their tally and how long they took.
+func runClients(o options, endpoint, token string, files []file, counter pager.Counter) (*tally, time.Duration) {
 	ctx := context.Background()
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		errs      []string
-		over      int
-		reads     int
-	)
-	deadline := time.Now().Add(*duration)
+	t := &tally{}
+	deadline := time.Now().Add(o.duration)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for i := range *clients {
+	for i := range o.clients {
 		wg.Go(func() {
 			c, err := remote.Dial(ctx, endpoint, token, "load")
 			if err != nil {
-				mu.Lock()
-				errs = append(errs, err.Error())
-				mu.Unlock()
+				t.mu.Lock()
+				t.errs = append(t.errs, err.Error())
+				t.mu.Unlock()
 				return
 			}
 			defer c.Close()
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for time.Now().Before(deadline) {
 				f := files[rng.IntN(len(files))]
-				budget := *minBudget + rng.IntN(*maxBudget-*minBudget+1)
-				var got []byte
-				var lat []time.Duration
-				overHere, failed := 0, ""
-				t := time.Now()
-				for page, err := range c.Pages(ctx, f.name, budget, "", "") {
-					lat = append(lat, time.Since(t))
-					if err != nil {
-						failed = fmt.Sprintf("%s at %d tokens: %v", f.name, budget, err)
-						break
-					}
-					if counter.Count(string(page.JSON)) > budget {
-						overHere++
-					}
-					p, _ := page.Decode()
-					got = append(got, p.Content...)
-					t = time.Now()
-				}
-				if failed == "" && !bytes.Equal(got, f.text) {
-					failed = fmt.Sprintf("%s at %d tokens: the pages do not rebuild the file", f.name, budget)
-				}
-				mu.Lock()
-				latencies = append(latencies, lat...)
-				over += overHere
-				reads++
-				if failed != "" {
-					errs = append(errs, failed)
-				}
-				mu.Unlock()
+				budget := o.minBudget + rng.IntN(o.maxBudget-o.minBudget+1)
+				lat, over, failed := readFile(ctx, c, f, budget, counter)
+				t.add(lat, over, failed)
 			}
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(latencies)
+	return t, time.Since(start)
+}
+
+// readFile pages through f with budget, and gives the latency of each
+// page, how many pages were over the budget, and what failed ("" when the
+// pages rebuilt the file).
+func readFile(ctx context.Context, c *remote.Client, f file, budget int, counter pager.Counter) (lat []time.Duration, over int, failed string) {
+	var got []byte
+	t := time.Now()
+	for page, err := range c.Pages(ctx, f.name, budget, "", "") {
+		lat = append(lat, time.Since(t))
+		if err != nil {
+			failed = fmt.Sprintf("%s at %d tokens: %v", f.name, budget, err)
+			break
+		}
+		if counter.Count(string(page.JSON)) > budget {
+			over++
+		}
+		p, _ := page.Decode()
+		got = append(got, p.Content...)
+		t = time.Now()
+	}
+	if failed == "" && !bytes.Equal(got, f.text) {
+		failed = fmt.Sprintf("%s at %d tokens: the pages do not rebuild the file", f.name, budget)
+	}
+	return lat, over, failed
+}
+
+// add counts one file read: its pages' latencies, the pages over budget,
+// and what failed, if anything.
+func (t *tally) add(lat []time.Duration, over int, failed string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.latencies = append(t.latencies, lat...)
+	t.over += over
+	t.reads++
+	if failed != "" {
+		t.errs = append(t.errs, failed)
+	}
+}
+
+// report prints what the clients measured in elapsed, and the peak RSS
+// of the server, process pid.
+func report(o options, files int, t *tally, elapsed time.Duration, pid int) {
+	slices.Sort(t.latencies)
 	pct := func(p float64) time.Duration {
-		if len(latencies) == 0 {
+		if len(t.latencies) == 0 {
 			return 0
 		}
-		return latencies[int(p*float64(len(latencies)-1))]
+		return t.latencies[int(p*float64(len(t.latencies)-1))]
 	}
-	fmt.Printf("%d clients for %v, budgets %d to %d tokens, %d files\n", *clients, duration.Round(time.Second), *minBudget, *maxBudget, len(files))
-	fmt.Printf("pages %d (%.0f/s), reads %d rebuilt and compared\n", len(latencies), float64(len(latencies))/elapsed.Seconds(), reads)
+	fmt.Printf("%d clients for %v, budgets %d to %d tokens, %d files\n", o.clients, o.duration.Round(time.Second), o.minBudget, o.maxBudget, files)
+	fmt.Printf("pages %d (%.0f/s), reads %d rebuilt and compared\n", len(t.latencies), float64(len(t.latencies))/elapsed.Seconds(), t.reads)
 	fmt.Printf("page latency p50 %v, p99 %v\n", pct(0.50).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond))
-	fmt.Printf("errors %d, pages over budget %d\n", len(errs), over)
-	fmt.Printf("server peak RSS %s\n", peakRSS(server.Process.Pid))
-	for _, e := range errs[:min(len(errs), 5)] {
+	fmt.Printf("errors %d, pages over budget %d\n", len(t.errs), t.over)
+	fmt.Printf("server peak RSS %s\n", peakRSS(pid))
+	for _, e := range t.errs[:min(len(t.errs), 5)] {
 		fmt.Println("  error:", e)
 	}
-	if reads == 0 {
+	if t.reads == 0 {
 		fmt.Println("no file was read")
-	}
-	if len(errs) > 0 || over > 0 || reads == 0 {
-		os.Exit(1)
 	}
 }
 

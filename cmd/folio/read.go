@@ -147,7 +147,41 @@ func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 	if c.NArg() != 1 {
 		return o, false, usageError(c, "read takes one PATH")
 	}
-	o = readOptions{all: c.Bool("all"), server: c.String("server"), token: c.String("token"),
+	o = newReadOptions(c)
+	pagedAsked := o.args.MaxTokens != nil || o.args.Cursor != ""
+	if o.paged, err = o.args.Paged(); err != nil {
+		return o, pagedAsked, err
+	}
+	if o.format, err = pager.FormatOr(o.args.Format, pager.JSON); err != nil {
+		return o, pagedAsked, err
+	}
+	if err := checkServerFlags(c); err != nil {
+		return o, pagedAsked, err
+	}
+	if o.all && !o.paged {
+		return o, false, usageError(c, "--all pages the file: give --max-tokens")
+	}
+	if o.chunkSep, err = chunkSeparator(c); err != nil {
+		return o, false, err
+	}
+	if err := checkChunkFlags(c, o); err != nil {
+		return o, false, err
+	}
+	if paged, err := checkStdinFlags(c, o); err != nil {
+		return o, paged, err
+	}
+	if o.counter, err = pagerCounter(c); err != nil {
+		return o, o.paged, err
+	}
+	return o, o.paged, nil
+}
+
+// newReadOptions reads read's PATH and flags as they are given, before
+// any check: a local PATH made absolute, - as standard input (local reads
+// only), --format raw as chunks rather than a page format, and the
+// numeric flags given.
+func newReadOptions(c *cli.Context) readOptions {
+	o := readOptions{all: c.Bool("all"), server: c.String("server"), token: c.String("token"),
 		maxFileBytes: c.Int64("max-file-bytes"), cursorKeyFile: c.String("cursor-key-file"), cursorTTL: c.Duration("cursor-ttl"),
 		name: c.String("name"), tight: c.Bool("tight"), splitPrefix: c.String("split")}
 	name := c.Args().First()
@@ -163,58 +197,75 @@ func readReadOptions(c *cli.Context) (o readOptions, paged bool, err error) {
 		o.raw, format = true, ""
 	}
 	o.args = wire.ReadArgs{URI: name, Cursor: c.String("cursor"), Format: format}
-	for flag, arg := range map[string]**int{"max-tokens": &o.args.MaxTokens, "offset": &o.args.Offset, "limit": &o.args.Limit, "line": &o.args.Line} {
+	readIntFlags(c, &o.args)
+	if !c.IsSet("format") {
+		o.args.Format = ""
+	}
+	return o
+}
+
+// readIntFlags sets the numeric arguments of a read (--max-tokens,
+// --offset, --limit, --line) that are given; those not given stay nil.
+func readIntFlags(c *cli.Context, args *wire.ReadArgs) {
+	for flag, arg := range map[string]**int{"max-tokens": &args.MaxTokens, "offset": &args.Offset, "limit": &args.Limit, "line": &args.Line} {
 		if c.IsSet(flag) {
 			n := c.Int(flag)
 			*arg = &n
 		}
 	}
-	if !c.IsSet("format") {
-		o.args.Format = ""
-	}
-	pagedAsked := o.args.MaxTokens != nil || o.args.Cursor != ""
-	if o.paged, err = o.args.Paged(); err != nil {
-		return o, pagedAsked, err
-	}
-	if o.format, err = pager.FormatOr(o.args.Format, pager.JSON); err != nil {
-		return o, pagedAsked, err
-	}
-	if err := checkServerFlags(c); err != nil {
-		return o, pagedAsked, err
-	}
-	if o.all && !o.paged {
-		return o, false, usageError(c, "--all pages the file: give --max-tokens")
-	}
-	for _, sep := range []string{"null", "jsonl", "split"} {
-		if c.IsSet(sep) {
-			if o.chunkSep != "" {
-				return o, false, usageError(c, "-0, --jsonl and --split are three ways to tell chunks apart: give one")
-			}
-			o.chunkSep = sep
-		}
-	}
-	switch {
-	case (o.chunkSep != "" || o.tight) && !o.raw:
-		return o, false, usageError(c, "-0, --jsonl, --split and --tight are for chunks: give --format raw")
-	case o.raw && o.args.MaxTokens == nil:
-		return o, false, usageError(c, "--format raw cuts chunks of --max-tokens: give it")
-	case o.raw && (o.args.Cursor != "" || o.args.Line != nil || o.server != ""):
-		return o, false, usageError(c, "--format raw chunks a local file or standard input from its start: no --cursor, --line or --server")
-	case o.raw && o.all && o.chunkSep == "":
-		return o, false, usageError(c, "--all --format raw writes every chunk: give -0, --jsonl or --split PREFIX to tell them apart")
-	case o.raw && !o.all && o.chunkSep != "":
-		return o, false, usageError(c, "-0, --jsonl and --split tell the chunks of --all apart: give --all")
-	case o.stdin && o.args.Cursor != "":
-		return o, true, usageError(c, "standard input is read once: its cursors cannot be followed (page it with --all)")
-	case c.IsSet("name") && !o.stdin:
-		return o, false, usageError(c, "--name names standard input: give PATH -")
-	}
-	if o.counter, err = pagerCounter(c); err != nil {
-		return o, o.paged, err
-	}
-	return o, o.paged, nil
 }
 
+// chunkSeparator is how --format raw --all tells its chunks apart: "null"
+// (-0), "jsonl" or "split", whichever of them is given, or "" for none;
+// more than one is a usage error.
+func chunkSeparator(c *cli.Context) (string, error) {
+	chunkSep := ""
+	for _, sep := range []string{"null", "jsonl", "split"} {
+		if c.IsSet(sep) {
+			if chunkSep != "" {
+				return "", usageError(c, "-0, --jsonl and --split are three ways to tell chunks apart: give one")
+			}
+			chunkSep = sep
+		}
+	}
+	return chunkSep, nil
+}
+
+// checkChunkFlags checks the flags of chunks: -0, --jsonl, --split and
+// --tight only with --format raw, which needs --max-tokens, reads a local
+// file or standard input from its start, and with --all needs one way to
+// tell the chunks apart (and only with --all).
+func checkChunkFlags(c *cli.Context, o readOptions) error {
+	switch {
+	case (o.chunkSep != "" || o.tight) && !o.raw:
+		return usageError(c, "-0, --jsonl, --split and --tight are for chunks: give --format raw")
+	case o.raw && o.args.MaxTokens == nil:
+		return usageError(c, "--format raw cuts chunks of --max-tokens: give it")
+	case o.raw && (o.args.Cursor != "" || o.args.Line != nil || o.server != ""):
+		return usageError(c, "--format raw chunks a local file or standard input from its start: no --cursor, --line or --server")
+	case o.raw && o.all && o.chunkSep == "":
+		return usageError(c, "--all --format raw writes every chunk: give -0, --jsonl or --split PREFIX to tell them apart")
+	case o.raw && !o.all && o.chunkSep != "":
+		return usageError(c, "-0, --jsonl and --split tell the chunks of --all apart: give --all")
+	}
+	return nil
+}
+
+// checkStdinFlags checks the flags of PATH -: standard input is read once,
+// so no --cursor follows it (an error that goes out as a page's, paged),
+// and --name is for it alone.
+func checkStdinFlags(c *cli.Context, o readOptions) (paged bool, err error) {
+	switch {
+	case o.stdin && o.args.Cursor != "":
+		return true, usageError(c, "standard input is read once: its cursors cannot be followed (page it with --all)")
+	case c.IsSet("name") && !o.stdin:
+		return false, usageError(c, "--name names standard input: give PATH -")
+	}
+	return false, nil
+}
+
+// readAction is folio read: through --server, as chunks (--format raw),
+// or from a local file or standard input, as lines or as pages.
 func readAction(c *cli.Context) error {
 	o, paged, err := readReadOptions(c)
 	if err != nil {
@@ -226,12 +277,17 @@ func readAction(c *cli.Context) error {
 	if o.raw {
 		return readChunks(c, o)
 	}
+	return localRead(c, o)
+}
+
+// localRead reads a local file, or standard input (held whole, under
+// the size cap), and prints its lines or its pages.
+func localRead(c *cli.Context, o readOptions) error {
 	rd, closeFS, err := localReader(o)
 	if err != nil {
 		return fail(c, o.paged, err)
 	}
 	defer closeFS()
-	out := c.App.Writer
 	var stdin []byte
 	if o.stdin {
 		if stdin, err = fsview.ReadText(c.App.Reader, o.name, o.maxFileBytes); err != nil {
@@ -239,56 +295,89 @@ func readAction(c *cli.Context) error {
 		}
 	}
 	if !o.paged {
-		req := reader.LineRequest{Name: o.args.URI}
-		if o.args.Offset != nil {
-			req.Offset = *o.args.Offset
-		}
-		if o.args.Limit != nil {
-			req.Limit = *o.args.Limit
-		}
-		var l *reader.Lines
-		if o.stdin {
-			l, err = rd.LinesOf(c.Context, stdin, o.name, req)
-		} else {
-			l, err = rd.ReadLines(c.Context, req)
-		}
-		if err != nil {
-			return fail(c, false, err)
-		}
-		_, err = out.Write(l.Text)
-		return err
+		return printLines(c, o, rd, stdin)
 	}
+	req := pageRequest(o)
+	if o.stdin {
+		return printStdinPages(c, o, rd, stdin, req)
+	}
+	if !o.all {
+		return printPage(c, rd, req)
+	}
+	return printPages(c, rd, req)
+}
+
+// printLines prints the lines --offset and --limit choose, of the file or
+// of stdin (standard input's text, when PATH is -).
+func printLines(c *cli.Context, o readOptions, rd *reader.Reader, stdin []byte) error {
+	req := reader.LineRequest{Name: o.args.URI}
+	if o.args.Offset != nil {
+		req.Offset = *o.args.Offset
+	}
+	if o.args.Limit != nil {
+		req.Limit = *o.args.Limit
+	}
+	var l *reader.Lines
+	var err error
+	if o.stdin {
+		l, err = rd.LinesOf(c.Context, stdin, o.name, req)
+	} else {
+		l, err = rd.ReadLines(c.Context, req)
+	}
+	if err != nil {
+		return fail(c, false, err)
+	}
+	_, err = c.App.Writer.Write(l.Text)
+	return err
+}
+
+// pageRequest is the request of a local read's first page (or of the one
+// its --cursor continues to), in the format asked for (JSON by default).
+func pageRequest(o readOptions) reader.PageRequest {
 	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: o.format}
 	if o.args.Line != nil {
 		req.Line = *o.args.Line
 	}
-	if o.stdin {
-		w := bufio.NewWriter(out)
-		err := rd.PagesOf(c.Context, stdin, o.name, req, func(p pager.Page) error {
-			w.Write(p.JSON)
-			if err := w.WriteByte('\n'); err != nil || !o.all {
-				return errStop
-			}
-			return nil
-		})
-		if ferr := w.Flush(); err == nil || errors.Is(err, errStop) {
-			err = ferr
-		}
-		if err != nil {
-			return fail(c, true, err)
+	return req
+}
+
+// printStdinPages prints the first page of stdin (standard input's text),
+// or with --all every page, each followed by a newline.
+func printStdinPages(c *cli.Context, o readOptions, rd *reader.Reader, stdin []byte, req reader.PageRequest) error {
+	w := bufio.NewWriter(c.App.Writer)
+	err := rd.PagesOf(c.Context, stdin, o.name, req, func(p pager.Page) error {
+		w.Write(p.JSON)
+		if err := w.WriteByte('\n'); err != nil || !o.all {
+			return errStop
 		}
 		return nil
+	})
+	if ferr := w.Flush(); err == nil || errors.Is(err, errStop) {
+		err = ferr
 	}
-	if !o.all {
-		p, err := rd.Page(c.Context, req)
-		if err != nil {
-			return fail(c, true, err)
-		}
-		_, err = fmt.Fprintf(out, "%s\n", p.JSON)
-		return err
+	if err != nil {
+		return fail(c, true, err)
 	}
-	w := bufio.NewWriter(out)
-	err = rd.Pages(c.Context, req, func(p pager.Page) error {
+	return nil
+}
+
+// printPage prints the one page of a local file req asks for, and a
+// newline.
+func printPage(c *cli.Context, rd *reader.Reader, req reader.PageRequest) error {
+	p, err := rd.Page(c.Context, req)
+	if err != nil {
+		return fail(c, true, err)
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "%s\n", p.JSON)
+	return err
+}
+
+// printPages prints every page of a local file from req's on (--all), as
+// JSON Lines (or text pages, each followed by a newline), from one read
+// of the file.
+func printPages(c *cli.Context, rd *reader.Reader, req reader.PageRequest) error {
+	w := bufio.NewWriter(c.App.Writer)
+	err := rd.Pages(c.Context, req, func(p pager.Page) error {
 		w.Write(p.JSON)
 		return w.WriteByte('\n')
 	})

@@ -101,7 +101,29 @@ type serveOptions struct {
 // readServeOptions reads serve's flags and checks each, and how they go
 // together.
 func readServeOptions(c *cli.Context) (serveOptions, error) {
-	o := serveOptions{
+	o := newServeOptions(c)
+	var adminErr error
+	o.admin, adminErr = adminAddress(o.admin)
+	for _, rule := range serveFlagRules(c, o, adminErr) {
+		if rule.broken {
+			return serveOptions{}, usageError(c, rule.msg)
+		}
+	}
+	for _, root := range o.roots {
+		if err := checkRoot(root); err != nil {
+			return serveOptions{}, usageError(c, fmt.Sprintf("%v", err))
+		}
+	}
+	if err := parseServeFlags(c, &o); err != nil {
+		return serveOptions{}, err
+	}
+	return o, nil
+}
+
+// newServeOptions reads serve's flags that are used as they are given,
+// before any check.
+func newServeOptions(c *cli.Context) serveOptions {
+	return serveOptions{
 		roots: c.StringSlice("root"), deny: c.StringSlice("deny"),
 		http: c.String("http"), tokens: c.String("tokens"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
 		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
@@ -113,41 +135,50 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
 		readMemory: c.Int64("read-memory"), maxFileBytes: c.Int64("max-file-bytes"),
 	}
-	usage := func(format string, args ...any) (serveOptions, error) {
-		return serveOptions{}, usageError(c, fmt.Sprintf(format, args...))
+}
+
+// flagRule is one check of a command's flags: when broken, the command
+// stops with a usage error saying msg.
+type flagRule struct {
+	broken bool
+	msg    string
+}
+
+// serveFlagRules are serve's checks of its flags, each alone and how they
+// go together, in the order they are reported: the first broken one is.
+// adminErr is what adminAddress made of --admin.
+func serveFlagRules(c *cli.Context, o serveOptions, adminErr error) []flagRule {
+	start := c.String("upstream-start")
+	return []flagRule{
+		// What to serve, and over what.
+		{len(o.roots) == 0, "serve needs --root DIR, the directory to serve (repeatable)"},
+		{o.stateless && o.http == "", "--stateless needs --http"},
+		{c.IsSet("tokens") && o.http == "", "--tokens applies to --http: over stdio the caller is the local user"},
+		// Bounds.
+		{o.grepTimeout <= 0 || o.maxAnswerBytes < 1024 || o.maxSessions < 1 || o.maxSessionsPerSubject < 1,
+			"--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024"},
+		{o.lineMaxTokens < 1 || o.lineMaxTokens > reader.MaxTokensLimit,
+			fmt.Sprintf("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)},
+		// Upstreams, and the admin listener.
+		{c.IsSet("upstreams") && o.upstreamTimeout <= 0, "--upstream-timeout must be positive"},
+		{adminErr != nil, fmt.Sprintf("--admin: %v", adminErr)},
+		{start != startOnDemand && start != startEager, fmt.Sprintf("--upstream-start is %s or %s", startOnDemand, startEager)},
+		{o.upstreamIdle < 0 || o.upstreamBackoff <= 0 || o.upstreamBackoffMax < o.upstreamBackoff,
+			"--upstream-idle-timeout must not be negative, --upstream-backoff must be positive, and --upstream-backoff-max at least --upstream-backoff"},
+		{o.toolSearch != mcpserver.SearchAuto && o.toolSearch != mcpserver.SearchOn && o.toolSearch != mcpserver.SearchOff,
+			"--tool-search is auto, on or off"},
+		{o.toolSearchThreshold < 1, "--tool-search-threshold must be positive"},
+	}
+}
+
+// parseServeFlags parses into o the flags whose values need a parser
+// (--log-level, --page-format, --tokenizer, --http's address and the fold
+// flags); a value that does not parse is a usage error.
+func parseServeFlags(c *cli.Context, o *serveOptions) error {
+	usage := func(format string, args ...any) error {
+		return usageError(c, fmt.Sprintf(format, args...))
 	}
 	var err error
-	var adminErr error
-	o.admin, adminErr = adminAddress(o.admin)
-	switch {
-	case len(o.roots) == 0:
-		return usage("serve needs --root DIR, the directory to serve (repeatable)")
-	case o.stateless && o.http == "":
-		return usage("--stateless needs --http")
-	case c.IsSet("tokens") && o.http == "":
-		return usage("--tokens applies to --http: over stdio the caller is the local user")
-	case o.grepTimeout <= 0 || o.maxAnswerBytes < 1024 || o.maxSessions < 1 || o.maxSessionsPerSubject < 1:
-		return usage("--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024")
-	case o.lineMaxTokens < 1 || o.lineMaxTokens > reader.MaxTokensLimit:
-		return usage("--line-max-tokens must be between 1 and %d", reader.MaxTokensLimit)
-	case c.IsSet("upstreams") && o.upstreamTimeout <= 0:
-		return usage("--upstream-timeout must be positive")
-	case adminErr != nil:
-		return usage("--admin: %v", adminErr)
-	case c.String("upstream-start") != startOnDemand && c.String("upstream-start") != startEager:
-		return usage("--upstream-start is %s or %s", startOnDemand, startEager)
-	case o.upstreamIdle < 0 || o.upstreamBackoff <= 0 || o.upstreamBackoffMax < o.upstreamBackoff:
-		return usage("--upstream-idle-timeout must not be negative, --upstream-backoff must be positive, and --upstream-backoff-max at least --upstream-backoff")
-	case o.toolSearch != mcpserver.SearchAuto && o.toolSearch != mcpserver.SearchOn && o.toolSearch != mcpserver.SearchOff:
-		return usage("--tool-search is auto, on or off")
-	case o.toolSearchThreshold < 1:
-		return usage("--tool-search-threshold must be positive")
-	}
-	for _, root := range o.roots {
-		if err := checkRoot(root); err != nil {
-			return usage("%v", err)
-		}
-	}
 	if err := o.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return usage("--log-level: %v", err)
 	}
@@ -165,7 +196,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 	if o.fold, err = readFoldOptions(c); err != nil {
 		return usage("%v", err)
 	}
-	return o, nil
+	return nil
 }
 
 // checkRoot refuses a root that serves what nobody meant: a "~" no shell
@@ -216,32 +247,24 @@ func serveAction(c *cli.Context) error {
 	return nil
 }
 
+// serve serves MCP as o says until ctx ends or a signal comes: it opens
+// what the server works with (the tokens file, the roots, the cursor
+// keys, the fold store, telemetry and the upstreams), builds the server,
+// and runs it.
 func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
-	var tokenFile *tokens.File
-	if o.tokens != "" && o.http != "" {
-		var err error
-		if tokenFile, err = tokens.Open(o.tokens, log, nil); err != nil {
-			return err
-		}
+	tokenFile, err := openTokens(o, log)
+	if err != nil {
+		return err
 	}
 	if o.addressWarning != "" {
 		log.Warn(o.addressWarning)
 	}
-	fs, err := fsview.Open(o.roots, fsview.Options{
-		Deny:         append(fsview.DefaultDeny(), o.deny...),
-		MaxFileBytes: o.maxFileBytes,
-		ReadMemory:   o.readMemory,
-		NoIgnore:     o.noIgnore,
-	})
+	fs, err := openRoots(o)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
-	keyPath, err := keyFilePath(o.fold.cursorKeyFile)
-	if err != nil {
-		return err
-	}
-	ring, err := cursor.LoadKeyFile(keyPath)
+	ring, err := loadKeyRing(o.fold.cursorKeyFile)
 	if err != nil {
 		return err
 	}
@@ -250,21 +273,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		return err
 	}
 	defer closeStore()
-	tel, err := telemetry.New(ctx, telemetry.Options{Prometheus: o.admin != "", Version: version(), Getenv: os.Getenv})
+	tel, err := startTelemetry(ctx, o, log)
 	if err != nil {
 		return err
 	}
-	// What OpenTelemetry cannot do (an export that fails) goes to
-	// folio's log, not to the log package's.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("telemetry", "err", err) }))
-	defer func() {
-		// What is still buffered goes out, or is given up.
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		if err := tel.Shutdown(sctx); err != nil {
-			log.Warn("telemetry not flushed", "err", err)
-		}
-	}()
+	defer flushTelemetry(tel, log)
 	instruments, err := tel.Instruments()
 	if err != nil {
 		return err
@@ -302,13 +315,77 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	return runServer(ctx, o, log, srv, tel.Metrics, gateway, closeGateway, fs)
+}
+
+// openRoots opens the roots o serves, under the default deny list and
+// --deny's globs, and the bounds of --max-file-bytes and --read-memory.
+func openRoots(o serveOptions) (*fsview.FS, error) {
+	return fsview.Open(o.roots, fsview.Options{
+		Deny:         append(fsview.DefaultDeny(), o.deny...),
+		MaxFileBytes: o.maxFileBytes,
+		ReadMemory:   o.readMemory,
+		NoIgnore:     o.noIgnore,
+	})
+}
+
+// openTokens opens the bearer tokens file of --tokens when serving HTTP;
+// nil otherwise.
+func openTokens(o serveOptions, log *slog.Logger) (*tokens.File, error) {
+	if o.tokens == "" || o.http == "" {
+		return nil, nil
+	}
+	return tokens.Open(o.tokens, log, nil)
+}
+
+// loadKeyRing loads the cursor signing keys of the key file flag names
+// (--cursor-key-file, "" for the default), creating it when missing.
+func loadKeyRing(flag string) (*cursor.Ring, error) {
+	keyPath, err := keyFilePath(flag)
+	if err != nil {
+		return nil, err
+	}
+	return cursor.LoadKeyFile(keyPath)
+}
+
+// startTelemetry sets up what the environment asks of OpenTelemetry, and
+// Prometheus metrics for the admin listener (--admin); what OpenTelemetry
+// cannot do (an export that fails) goes to folio's log, not to the log
+// package's.
+func startTelemetry(ctx context.Context, o serveOptions, log *slog.Logger) (*telemetry.Telemetry, error) {
+	tel, err := telemetry.New(ctx, telemetry.Options{Prometheus: o.admin != "", Version: version(), Getenv: os.Getenv})
+	if err != nil {
+		return nil, err
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("telemetry", "err", err) }))
+	return tel, nil
+}
+
+// flushTelemetry sends what telemetry still buffers, or gives it up after
+// shutdownGrace.
+func flushTelemetry(tel *telemetry.Telemetry, log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := tel.Shutdown(sctx); err != nil {
+		log.Warn("telemetry not flushed", "err", err)
+	}
+}
+
+// runServer runs srv over stdio, or HTTP (--http), until ctx ends or
+// SIGINT or SIGTERM comes, with what runs beside it: the watch of the
+// roots, the admin listener (--admin, serving metrics) and, with a
+// gateway, the reloads of the upstreams file. The upstreams end first
+// (closeGateway), then what runs beside, each waited for. fs is what is
+// served, whose roots the log names.
+func runServer(ctx context.Context, o serveOptions, log *slog.Logger, srv *mcpserver.Server, metrics http.Handler,
+	gateway *upstream.Gateway, closeGateway func(), fs *fsview.FS) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	watching := make(chan error, 1)
 	go func() { watching <- srv.Watch(ctx) }()
 	defer func() { stop(); <-watching }()
 	if o.admin != "" {
-		admin, err := serveAdmin(ctx, log, o.admin, srv.AdminHandler(tel.Metrics))
+		admin, err := serveAdmin(ctx, log, o.admin, srv.AdminHandler(metrics))
 		if err != nil {
 			return err
 		}

@@ -23,131 +23,192 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// options are fakemcp's flags (see parseFlags).
+type options struct {
+	addr                       string
+	sse, stateless             bool
+	ttl                        time.Duration
+	tools, version             string
+	sleep, burn                time.Duration
+	hang                       bool
+	mark, sleepFile, toolsFile string
+	callTools, dataTools       bool
+	callLog, metaLog, failFile string
+	cancelFile, tokenFile      string
+	progressGap                time.Duration
+	propagate, rich, die       bool
+	big                        int
+}
+
 func main() {
-	addr := flag.String("http", "", "serve Streamable HTTP on this address (prints the URL on stdout); else stdio")
-	sse := flag.Bool("sse", false, "with -http, serve the older HTTP+SSE transport instead")
-	ttl := flag.Duration("ttl", -1, "the ttlMs of tools/list (the SDK's 0 when not given)")
-	stateless := flag.Bool("stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
-	propagate := flag.Bool("propagate", false, "with -stateless, end a call's work when its POST ends (go-sdk's PropagateRequestCancellation: without it no client can cancel a call)")
-	tools := flag.String("tools", "echo", "comma-separated tool names")
-	version := flag.String("version", "1.0.0", "server version")
-	sleep := flag.Duration("sleep", 0, "wait this long before serving")
-	burn := flag.Duration("burn", 0, "keep a core busy this long before serving (as a runtime booting does)")
-	hang := flag.Bool("hang", false, "never answer")
-	mark := flag.String("mark", "", "append this process's pid to this file when it is ready to serve")
-	sleepFile := flag.String("sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
-	toolsFile := flag.String("toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
-	callTools := flag.Bool("calltools", false, "offer progress (three progress notifications), block (waits for its cancellation) and confirm (two rounds of input_required) too")
-	dataTools := flag.Bool("datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text), strict (an output schema a folded answer fails) and cite (its own doc_uri) too")
-	callLog := flag.String("calllog", "", "append each call's tool name to this file")
-	metaLog := flag.String("metalog", "", "append each call's params._meta, as JSON, to this file")
-	failFile := flag.String("failfile", "", "exit 1 at once, before serving, while this file exists")
-	cancelFile := flag.String("cancelfile", "", "the block tool writes to this file when its call is cancelled")
-	tokenFile := flag.String("tokenfile", "", "the progress tool writes the progress token it was given to this file")
-	progressGap := flag.Duration("progressgap", 50*time.Millisecond, "the time between the progress tool's notifications")
-	rich := flag.Bool("rich", false, "give each tool of -tools a title (its name in capitals) and annotations (read-only, open world)")
-	big := flag.Int("big", 0, "offer big too, whose answer is a text of this many bytes")
-	die := flag.Bool("die", false, "offer die too: its call makes this process exit before it answers")
-	flag.Parse()
-	if _, err := os.Stat(*failFile); *failFile != "" && err == nil {
-		log.Fatalf("%s exists: failing", *failFile)
+	o := parseFlags()
+	startUp(o)
+	s := newServer(o)
+	if o.addr == "" {
+		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
-	if *hang {
+	serveHTTP(s, o)
+}
+
+// parseFlags reads fakemcp's flags.
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.addr, "http", "", "serve Streamable HTTP on this address (prints the URL on stdout); else stdio")
+	flag.BoolVar(&o.sse, "sse", false, "with -http, serve the older HTTP+SSE transport instead")
+	flag.DurationVar(&o.ttl, "ttl", -1, "the ttlMs of tools/list (the SDK's 0 when not given)")
+	flag.BoolVar(&o.stateless, "stateless", false, "with -http, serve without sessions (and so speak 2026-07-28, which go-sdk serves only so)")
+	flag.StringVar(&o.tools, "tools", "echo", "comma-separated tool names")
+	flag.StringVar(&o.version, "version", "1.0.0", "server version")
+	flag.DurationVar(&o.sleep, "sleep", 0, "wait this long before serving")
+	flag.DurationVar(&o.burn, "burn", 0, "keep a core busy this long before serving (as a runtime booting does)")
+	flag.BoolVar(&o.hang, "hang", false, "never answer")
+	flag.StringVar(&o.mark, "mark", "", "append this process's pid to this file when it is ready to serve")
+	flag.StringVar(&o.sleepFile, "sleepfile", "", "wait as long as this file says (a Go duration) before serving, when it exists")
+	flag.StringVar(&o.toolsFile, "toolsfile", "", "offer the comma-separated tools this file names (in place of -tools), and follow its changes")
+	flag.BoolVar(&o.callTools, "calltools", false, "offer progress (three progress notifications), block (waits for its cancellation) and confirm (two rounds of input_required) too")
+	flag.BoolVar(&o.dataTools, "datatools", false, "offer series (a 240-row time series), ingest (takes data, an array, answers its rows and sum), log (long plain text), strict (an output schema a folded answer fails) and cite (its own doc_uri) too")
+	flag.StringVar(&o.callLog, "calllog", "", "append each call's tool name to this file")
+	flag.StringVar(&o.metaLog, "metalog", "", "append each call's params._meta, as JSON, to this file")
+	flag.StringVar(&o.failFile, "failfile", "", "exit 1 at once, before serving, while this file exists")
+	flag.StringVar(&o.cancelFile, "cancelfile", "", "the block tool writes to this file when its call is cancelled")
+	flag.StringVar(&o.tokenFile, "tokenfile", "", "the progress tool writes the progress token it was given to this file")
+	flag.DurationVar(&o.progressGap, "progressgap", 50*time.Millisecond, "the time between the progress tool's notifications")
+	flag.BoolVar(&o.propagate, "propagate", false, "with -stateless, end a call's work when its POST ends (go-sdk's PropagateRequestCancellation: without it no client can cancel a call)")
+	flag.BoolVar(&o.rich, "rich", false, "give each tool of -tools a title (its name in capitals) and annotations (read-only, open world)")
+	flag.IntVar(&o.big, "big", 0, "offer big too, whose answer is a text of this many bytes")
+	flag.BoolVar(&o.die, "die", false, "offer die too: its call makes this process exit before it answers")
+	flag.Parse()
+	return o
+}
+
+// startUp does what comes before serving: it fails while -failfile
+// exists, hangs (-hang), sleeps (-sleep), keeps a core busy (-burn),
+// sleeps as long as -sleepfile says, and records the pid (-mark).
+func startUp(o options) {
+	if _, err := os.Stat(o.failFile); o.failFile != "" && err == nil {
+		log.Fatalf("%s exists: failing", o.failFile)
+	}
+	if o.hang {
 		select {}
 	}
-	time.Sleep(*sleep)
-	for end := time.Now().Add(*burn); time.Now().Before(end); {
+	time.Sleep(o.sleep)
+	for end := time.Now().Add(o.burn); time.Now().Before(end); {
 	}
-	if b, err := os.ReadFile(*sleepFile); err == nil {
+	if b, err := os.ReadFile(o.sleepFile); err == nil {
 		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
 		if err != nil {
 			log.Fatal(err)
 		}
 		time.Sleep(d)
 	}
-	if *mark != "" {
-		f, err := os.OpenFile(*mark, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if o.mark != "" {
+		f, err := os.OpenFile(o.mark, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Fprintln(f, os.Getpid())
 		f.Close()
 	}
+}
+
+// newServer is the server o describes: its tools/list ttl, its tools
+// (those of -tools or of -toolsfile, followed), the call and data tools,
+// and the logs of each call.
+func newServer(o options) *mcp.Server {
 	opts := &mcp.ServerOptions{}
-	if *ttl >= 0 {
+	if o.ttl >= 0 {
 		opts.SetCacheable = func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 			if _, ok := req.GetParams().(*mcp.ListToolsParams); ok {
-				c.TTLMs = int(ttl.Milliseconds())
+				c.TTLMs = int(o.ttl.Milliseconds())
 			}
 		}
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: *version}, opts)
-	names := strings.Split(*tools, ",")
-	if *toolsFile != "" {
-		b, err := os.ReadFile(*toolsFile)
+	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: o.version}, opts)
+	names := strings.Split(o.tools, ",")
+	if o.toolsFile != "" {
+		b, err := os.ReadFile(o.toolsFile)
 		if err != nil {
 			log.Fatal(err)
 		}
 		names = strings.Split(strings.TrimSpace(string(b)), ",")
-		go follow(s, *toolsFile, names)
+		go follow(s, o.toolsFile, names)
 	}
-	setTools(s, nil, names, *rich)
-	if *big > 0 {
-		s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("b", *big)}}}, nil
-		})
+	setTools(s, nil, names, o.rich)
+	addFaultTools(s, o.big, o.die)
+	if o.callTools {
+		addCallTools(s, o.cancelFile, o.tokenFile, o.progressGap)
 	}
-	if *die {
-		s.AddTool(&mcp.Tool{Name: "die", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			os.Exit(3)
-			return nil, nil
-		})
-	}
-	if *callTools {
-		addCallTools(s, *cancelFile, *tokenFile, *progressGap)
-	}
-	if *dataTools {
+	if o.dataTools {
 		addDataTools(s)
 	}
-	appendLine := func(path, line string) {
-		if path == "" {
-			return
-		}
-		f, _ := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		fmt.Fprintln(f, line)
-		f.Close()
+	if o.callLog != "" || o.metaLog != "" {
+		s.AddReceivingMiddleware(callLogger(o.callLog, o.metaLog))
 	}
-	if *callLog != "" || *metaLog != "" {
-		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-					appendLine(*callLog, p.Name)
-					meta, _ := json.Marshal(p.Meta)
-					appendLine(*metaLog, string(meta))
-				}
-				return next(ctx, method, req)
+	return s
+}
+
+// callLogger is middleware that appends each call's tool name to the
+// file callLog names, and its params._meta, as JSON, to metaLog's (either
+// "" for none).
+func callLogger(callLog, metaLog string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				appendLine(callLog, p.Name)
+				meta, _ := json.Marshal(p.Meta)
+				appendLine(metaLog, string(meta))
 			}
-		})
-	}
-	if *addr == "" {
-		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-			log.Fatal(err)
+			return next(ctx, method, req)
 		}
+	}
+}
+
+// appendLine appends line to the file at path, unless path is "".
+func appendLine(path, line string) {
+	if path == "" {
 		return
 	}
-	ln, err := net.Listen("tcp", *addr)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	fmt.Fprintln(f, line)
+	f.Close()
+}
+
+// serveHTTP serves s at /mcp on -http's address, over Streamable HTTP (or
+// HTTP+SSE, -sse), once it has printed the endpoint's URL.
+func serveHTTP(s *mcp.Server, o options) {
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless, PropagateRequestCancellation: *propagate})
-	if *sse {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: o.stateless, PropagateRequestCancellation: o.propagate})
+	if o.sse {
 		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	log.Fatal(http.Serve(ln, mux))
+}
+
+// addFaultTools offers big, whose answer is a text of big bytes (when big
+// is above 0), and die, whose call makes the process exit before it
+// answers (when die is set).
+func addFaultTools(s *mcp.Server, big int, die bool) {
+	if big > 0 {
+		s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("b", big)}}}, nil
+		})
+	}
+	if die {
+		s.AddTool(&mcp.Tool{Name: "die", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
+	}
 }
 
 // setTools offers names in place of was; rich gives each a title and
