@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -53,7 +52,7 @@ func TestSchemas(t *testing.T) {
 		schema   json.RawMessage
 		required []string
 	}{
-		"read":           {ReadSchema(pager.FormatNames(), pager.Text.String()), nil},
+		"read":           {ReadSchema([]string{"json", "text"}, "text"), nil},
 		"list":           {ListSchema(), nil},
 		"grep":           {GrepSchema(), []string{"pattern"}},
 		"result_query":   {ResultQuerySchema(), []string{"handle"}},
