@@ -15,8 +15,8 @@ import (
 	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -47,7 +47,7 @@ func testSecret() []byte { return bytes.Repeat([]byte{7}, SecretLen) }
 
 func newTestFolder(t testing.TB, store Store, clk *mcptest.Clock, opt Options) *Folder {
 	t.Helper()
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestQueryMaxTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter, _ := pager.NewCounter(pager.O200kBase)
+	counter, _ := tokencount.New(tokencount.O200kBase)
 	for _, budget := range []int{60, 200, 1000, 3000} {
 		offset := 0
 		a, err := f.Query(ctx, alice, Query{Handle: folded.Handle, Path: "entries", Offset: &offset, MaxTokens: &budget})
@@ -383,7 +383,7 @@ func TestFoldRespectsOutputSchema(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	counter, _ := pager.NewCounter(pager.Estimate)
+	counter, _ := tokencount.New(tokencount.Estimate)
 	store := NewMemoryStore(1, 1, nil)
 	bad := []Options{
 		{ThresholdBytes: 1023, TTL: time.Minute},

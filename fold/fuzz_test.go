@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/corpus"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -21,7 +21,7 @@ func FuzzQuery(f *testing.F) {
 	f.Add("$.entries[1]", 0, 0, 2, "path,size", 0, uint8(4))
 	f.Add("", 0, 0, 0, "", 50, uint8(8))
 	f.Add("uri", 3, 1, 0, "", 10, uint8(3))
-	counter, err := pager.NewCounter(pager.Estimate)
+	counter, err := tokencount.New(tokencount.Estimate)
 	if err != nil {
 		f.Fatal(err)
 	}

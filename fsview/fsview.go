@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Errors, matched with errors.Is. A denied file, a path outside every root
@@ -79,7 +80,7 @@ type FS struct {
 type root struct {
 	path  string // absolute, symlinks resolved: the canonical prefix
 	alias string // absolute as given, when it differs from path
-	uri   string // URI(path)
+	uri   string // wire.FileURI(path)
 	fd    int    // the root directory, open
 }
 
@@ -113,7 +114,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 			v.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		rt := &root{path: real, uri: URI(real), fd: fd}
+		rt := &root{path: real, uri: wire.FileURI(real), fd: fd}
 		if abs != real {
 			rt.alias = abs
 		}
@@ -201,7 +202,7 @@ type File struct {
 func (f File) IsDir() bool { return f.info.IsDir() }
 
 // RootURI is the URI of the root that holds the file.
-func (f File) RootURI() string { return URI(f.root.path) }
+func (f File) RootURI() string { return wire.FileURI(f.root.path) }
 
 // Size is the file's size when it was resolved.
 func (f File) Size() int64 { return f.info.Size() }
@@ -260,7 +261,7 @@ func (r *root) file(rel, resolved string, info *statInfo) File {
 	if rel != "." {
 		p = filepath.Join(r.path, filepath.FromSlash(rel))
 	}
-	return File{URI: URI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}
+	return File{URI: wire.FileURI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}
 }
 
 // Permits reports whether the policy lets name be seen, by its own path
@@ -338,25 +339,6 @@ func parseFileURI(s string) (string, error) {
 		return "", fmt.Errorf("%w: the name holds a NUL byte", ErrInvalidPath)
 	}
 	return u.Path, nil
-}
-
-// URI is the canonical file:// URI of a clean absolute path: every byte but
-// the unreserved characters and "/" percent-encoded, in upper-case hex.
-func URI(abs string) string {
-	const hex = "0123456789ABCDEF"
-	p := filepath.ToSlash(abs)
-	b := make([]byte, 0, len("file://")+len(p)+16)
-	b = append(b, "file://"...)
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '/' || c == '-' || c == '.' || c == '_' || c == '~' ||
-			c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			b = append(b, c)
-			continue
-		}
-		b = append(b, '%', hex[c>>4], hex[c&0xf])
-	}
-	return string(b)
 }
 
 // rootOf finds the root holding abs and the slash path relative to it.

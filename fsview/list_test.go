@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/folio-mcp/folio/wire"
 )
 
 // listAll lists d with opt and returns the Rel of each entry, "/" after a
@@ -176,14 +178,14 @@ func TestPermits(t *testing.T) {
 	base := open(t, Options{Deny: DefaultDeny()}, rootDir)
 	v, _ := base.Restrict([]string{"docs/**"})
 	for name, want := range map[string]bool{
-		"docs/a.md":                           true,
-		"docs/gone.md":                        true, // no such file: judged by its name
-		URI(filepath.Join(rootDir, "docs/x")): true,
-		"docs/../.env":                        false,
-		"other.md":                            false,
-		"docs/.env":                           false,
-		filepath.Join(outside, "secret.txt"):  false,
-		"":                                    false,
+		"docs/a.md":    true,
+		"docs/gone.md": true, // no such file: judged by its name
+		wire.FileURI(filepath.Join(rootDir, "docs/x")): true,
+		"docs/../.env":                       false,
+		"other.md":                           false,
+		"docs/.env":                          false,
+		filepath.Join(outside, "secret.txt"): false,
+		"":                                   false,
 	} {
 		if got := v.Permits(name); got != want {
 			t.Errorf("Permits(%q) = %v", name, got)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-mcp/folio/wire"
 )
 
 // linkTree is a root with symlinks to files inside it (one into an
@@ -107,7 +109,7 @@ func TestWalkFilesSymlinks(t *testing.T) {
 					if walked {
 						line += " walked"
 					}
-					if target.URI != URI(filepath.Join(root, target.Rel)) {
+					if target.URI != wire.FileURI(filepath.Join(root, target.Rel)) {
 						t.Errorf("%s: target %s is not named as its Rel, %s", e.Rel, target.URI, target.Rel)
 					}
 				}

@@ -23,8 +23,8 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -320,7 +320,7 @@ func TestLineReadBound(t *testing.T) {
 	}
 	r := call(t, cs, "read", map[string]any{"uris": uris})
 	read, rest, _ := strings.Cut(r.text, "[folio] the answer's cap")
-	n := counter(t, pager.O200kBase).Count(read)
+	n := counter(t, tokencount.O200kBase).Count(read)
 	if n > reader.DefaultLineMaxTokens || n < reader.DefaultLineMaxTokens*9/10 {
 		t.Errorf("uris: %d tokens, cap %d", n, reader.DefaultLineMaxTokens)
 	}
@@ -330,7 +330,7 @@ func TestLineReadBound(t *testing.T) {
 	}
 
 	small := strings.Repeat("x ", 30_000) // 60 KB: under the byte bound, over the token cap
-	if n := counter(t, pager.O200kBase).Count(small); n <= reader.DefaultLineMaxTokens {
+	if n := counter(t, tokencount.O200kBase).Count(small); n <= reader.DefaultLineMaxTokens {
 		t.Fatalf("the file counts %d tokens, not over the cap", n)
 	}
 	e.write(t, "g.txt", small)

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/search"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/wire"
 )
 
@@ -175,7 +175,7 @@ func TestGrepCostAgainstRipgrep(t *testing.T) {
 	rg, e := ripgrepTree(t)
 	// Whole answers, however large, to compare with ripgrep's.
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	for _, tc := range []struct {
 		pattern  string
 		min, max int // matches

@@ -24,8 +24,10 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/telemetry"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // counters caches the loaded vocabularies across tests.
@@ -36,7 +38,7 @@ func counter(t testing.TB, name string) pager.Counter {
 	if c, ok := counters.Load(name); ok {
 		return c.(pager.Counter)
 	}
-	c, err := pager.NewCounter(name)
+	c, err := tokencount.New(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func (e *env) write(t testing.TB, name, content string) string {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return fsview.URI(p)
+	return wire.FileURI(p)
 }
 
 // addToken adds a token for subject to the env's tokens file.
@@ -157,7 +159,7 @@ type serverOpts struct {
 func (e *env) server(t testing.TB, o serverOpts) *Server {
 	t.Helper()
 	if o.counter == "" {
-		o.counter = pager.O200kBase
+		o.counter = tokencount.O200kBase
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
 		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -142,7 +142,7 @@ func TestListCost(t *testing.T) {
 	e.write(t, "node_modules/left-pad/index.js", "x")
 	e.write(t, "build.log", "x")
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	for _, args := range []map[string]any{{}, {"uri": "httptest"}, {"uri": "cgi", "recursive": true}, {"recursive": true}} {
 		label := fmt.Sprint(args)
 		r := call(t, cs, "list", args)

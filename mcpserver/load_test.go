@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // TestConcurrentClients: 50 clients page 50 files over HTTP at once (run
@@ -26,7 +27,7 @@ func TestConcurrentClients(t *testing.T) {
 	}
 	tok := e.addToken(t, "alice")
 	url := serveHTTP(t, e.server(t, serverOpts{}))
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
 	for i := range clients {

@@ -13,6 +13,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/wire"
 )
 
@@ -57,7 +58,7 @@ func TestReadPagesEveryTransport(t *testing.T) {
 	text := "# Title\r\n\ufeffBOM inside\r\n" + seedLine + "\n" + strings.Repeat("plain line\n", 300)
 	uri := e.write(t, "docs/hard.md", text)
 	tok := e.addToken(t, "alice")
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	for _, tc := range []struct {
 		name string
 		dial func(t *testing.T) *mcp.ClientSession
@@ -144,7 +145,7 @@ func TestNumberedLines(t *testing.T) {
 	}
 	wantCode(t, call(t, cs, "read", map[string]any{"uri": "a.txt", "max_tokens": 100, "numbers": true}), "invalid_argument")
 
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	plain := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000})
 	numbered := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000, "numbers": true})
 	np, nn := c.Count(plain.text), c.Count(numbered.text)

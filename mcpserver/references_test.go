@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/upstreamtest"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -260,7 +260,7 @@ func TestReferenceSchemas(t *testing.T) {
 	if r := call(t, dialHTTP(t, url, tokens["alice"], nil), "dst__ingest", nil); !r.isError || !strings.Contains(r.text, "invalid_argument") || !strings.Contains(r.text, "data") {
 		t.Errorf("neither data nor data_uri: %s", r.text)
 	}
-	c := counter(t, pager.O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	tokensOf := func(tools map[string]*mcp.Tool) int {
 		var list []*mcp.Tool
 		for _, name := range slices.Sorted(maps.Keys(tools)) {

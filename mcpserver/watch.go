@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // notifyDelay gathers the events of one save (write, chmod, rename) into
@@ -50,7 +51,7 @@ func (s *Server) Watch(ctx context.Context) error {
 				continue
 			}
 			came = s.followListing(ctx, w, ev, came)
-			updated[fsview.URI(ev.Name)] = true
+			updated[wire.FileURI(ev.Name)] = true
 			if !armed {
 				// Not reset by later events: a file written without pause
 				// is still notified, once per delay.
@@ -119,7 +120,7 @@ func (s *Server) watchTree(ctx context.Context, w *fsnotify.Watcher, dir string)
 // resource again (reading it is the "is a directory" error that the
 // template would give anyway).
 func (s *Server) resourceListChanged() {
-	root := fsview.URI(s.cfg.FS.Roots()[0])
+	root := wire.FileURI(s.cfg.FS.Roots()[0])
 	s.mcp.AddResource(&mcp.Resource{URI: root, Name: "root", MIMEType: "text/plain"}, s.readResource)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	textcorpus "github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // corpus returns about size bytes of real text of a kind that
@@ -50,7 +51,7 @@ func meanFill(pages []Page, budget int) float64 {
 func BenchmarkCount(b *testing.B) {
 	for _, kind := range textcorpus.Kinds() {
 		text := string(corpus(b, kind, 1<<20))
-		c := counter(b, O200kBase)
+		c := counter(b, tokencount.O200kBase)
 		b.Run(kind, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
@@ -70,7 +71,7 @@ func BenchmarkPageWhole(b *testing.B) {
 	for _, bench := range pageWholeCases() {
 		kind, format := bench.kind, bench.format
 		text := corpus(b, kind, 1<<20)
-		c := &meteredCounter{Counter: counter(b, O200kBase)}
+		c := &meteredCounter{Counter: counter(b, tokencount.O200kBase)}
 		b.Run(bench.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var pages []Page
@@ -126,7 +127,7 @@ func (c *meteredCounter) Count(s string) int {
 // BenchmarkPageRuns pages long runs of one character against as many bytes
 // of prose: the cost must stay within a small factor.
 func BenchmarkPageRuns(b *testing.B) {
-	c := counter(b, O200kBase)
+	c := counter(b, tokencount.O200kBase)
 	prose := corpus(b, "markdown", 200000)
 	for _, tc := range []struct {
 		name string
@@ -151,7 +152,7 @@ func BenchmarkPageRuns(b *testing.B) {
 // BenchmarkSeedLine pages the seed's 120,000-code-point line at 2,000
 // tokens with each counter.
 func BenchmarkSeedLine(b *testing.B) {
-	for _, name := range CounterNames() {
+	for _, name := range tokencount.Names() {
 		c := counter(b, name)
 		b.Run(name, func(b *testing.B) {
 			var pages []Page
@@ -164,7 +165,7 @@ func BenchmarkSeedLine(b *testing.B) {
 }
 
 func TestFill(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	for _, kind := range []string{"go", "markdown"} {
 		pages := pageWhole(t, c, corpus(t, kind, 256<<10), 2000, JSON)
 		fill := meanFill(pages, 2000)

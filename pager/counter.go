@@ -1,13 +1,7 @@
 package pager
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/folio-mcp/folio/pager/bpe"
-)
-
-// Counter counts the tokens of a text. Implementations are safe for
+// Counter counts the tokens of a text: what Fit pages by (package
+// tokencount has folio's counters). Implementations are safe for
 // concurrent use.
 type Counter interface {
 	// Name is the counter's name as given on the command line.
@@ -21,51 +15,6 @@ type Counter interface {
 	MaxBytesPerToken() int
 }
 
-// Tokenizer is a Counter that also gives the tokens themselves: the
-// byte-pair encoders (not the estimate).
-type Tokenizer interface {
-	Counter
-	// Encode returns the token ids of s; Decode the bytes of ids.
-	Encode(s string) []uint32
-	Decode(ids []uint32) ([]byte, error)
-}
-
-// Counter names accepted by NewCounter.
-const (
-	O200kBase  = "o200k_base"
-	Cl100kBase = "cl100k_base"
-	Estimate   = "estimate"
-)
-
-// DefaultCounter is the counter used when none is named.
-const DefaultCounter = O200kBase
-
-// CounterNames lists the names NewCounter accepts.
-func CounterNames() []string { return []string{O200kBase, Cl100kBase, Estimate} }
-
-// NewCounter returns the counter with the given name. The BPE counters count
-// exactly as OpenAI's tiktoken does (see package bpe).
-func NewCounter(name string) (Counter, error) {
-	switch name {
-	case O200kBase, Cl100kBase:
-		enc, err := bpe.Load(name)
-		if err != nil {
-			return nil, fmt.Errorf("tokenizer %s: %w", name, err)
-		}
-		return bpeCounter{enc}, nil
-	case Estimate:
-		return estimateCounter{}, nil
-	}
-	return nil, fmt.Errorf("%w: %q (want one of %s)", ErrUnknownCounter, name, strings.Join(CounterNames(), ", "))
-}
-
-// bpeCounter counts with a byte-pair encoding: its Name and Count are the
-// encoding's.
-type bpeCounter struct{ *bpe.Encoding }
-
-// MaxBytesPerToken is the length of the encoding's longest token.
-func (c bpeCounter) MaxBytesPerToken() int { return c.MaxTokenBytes() }
-
 // unitCounter is a Counter whose count is ceil(Units/UnitsPerToken), with
 // Units a sum over code points: the pager adds up the units of pieces
 // exactly, where token counts of pieces would each round up.
@@ -73,51 +22,4 @@ type unitCounter interface {
 	Counter
 	Units(s string) int
 	UnitsPerToken() int
-}
-
-// estimateCounter is the seed's upstream estimator, bit for bit: per code
-// point 6 units for CJK and related ranges, 8 for any other code point above
-// U+FFFF, 1 otherwise; tokens = ceil(units / 4).
-type estimateCounter struct{}
-
-func (estimateCounter) Name() string { return Estimate }
-
-func (c estimateCounter) Count(s string) int {
-	return (c.Units(s) + 3) / 4
-}
-
-// Units is the sum of the estimator's units over s's code points.
-func (estimateCounter) Units(s string) int {
-	units := 0
-	for _, r := range s {
-		units += estimateUnits(r)
-	}
-	return units
-}
-
-// UnitsPerToken is the estimator's divisor.
-func (estimateCounter) UnitsPerToken() int { return 4 }
-
-// MaxBytesPerToken: the cheapest code point is a three-byte one at one unit,
-// so four units (one token) stand for at most twelve bytes.
-func (estimateCounter) MaxBytesPerToken() int { return 12 }
-
-func estimateUnits(r rune) int {
-	switch {
-	case r >= 0x3400 && r <= 0x4DBF,
-		r >= 0x4E00 && r <= 0x9FFF,
-		r >= 0xF900 && r <= 0xFAFF,
-		r >= 0x20000 && r <= 0x2EBEF,
-		r >= 0x3040 && r <= 0x30FF,
-		r >= 0x31F0 && r <= 0x31FF,
-		r >= 0xAC00 && r <= 0xD7AF,
-		r >= 0x1100 && r <= 0x11FF,
-		r >= 0x3130 && r <= 0x318F,
-		r >= 0xFF00 && r <= 0xFFEF,
-		r >= 0x3000 && r <= 0x303F:
-		return 6
-	case r > 0xFFFF:
-		return 8
-	}
-	return 1
 }

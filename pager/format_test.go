@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/wire"
 )
 
@@ -14,7 +15,7 @@ import (
 // as a client receives it), is read back by PageOf and decodes to the
 // page that was cut: content, URI, version, cursor and lines.
 func TestFormats(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	text := []byte("first line\nsecond line, \"quoted\" \\ and <tagged>\nthird\n")
 	for f := range formats {
 		format := Format(f)

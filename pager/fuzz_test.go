@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // FuzzReconstruction pages arbitrary valid UTF-8 at arbitrary budgets, in
@@ -19,7 +21,7 @@ func FuzzReconstruction(f *testing.F) {
 	f.Add([]byte("no newline at the end"), uint16(60), uint8(3))
 	f.Add([]byte(strings.Repeat("line\n", 500)), uint16(200), uint8(4))
 	counters := map[uint8]Counter{}
-	for i, name := range CounterNames() {
+	for i, name := range tokencount.Names() {
 		counters[uint8(i)] = counter(f, name)
 	}
 	f.Fuzz(func(t *testing.T, text []byte, budget uint16, which uint8) {
@@ -76,7 +78,7 @@ func TestSplitPointsAreExact(t *testing.T) {
 		corpus(t, "cjk", 60000),
 		[]byte(strings.Repeat("x:=a(b) \"q\"\t\\n it's 123,456 don't\r\n", 300)),
 	}
-	counters := []Counter{counter(t, O200kBase), counter(t, Cl100kBase)}
+	counters := []Counter{counter(t, tokencount.O200kBase), counter(t, tokencount.Cl100kBase)}
 	for _, text := range texts {
 		for p := 1; p < len(text); p++ {
 			if err := checkSplitPoint(counters, text, p); err != nil {
@@ -91,7 +93,7 @@ func TestSplitPointsAreExact(t *testing.T) {
 func FuzzSplitPoints(f *testing.F) {
 	f.Add([]byte("x:=a(b) \"q\"\t\\n it's 123,456 don't\r\n"))
 	f.Add([]byte("\u00a0a b\u3000c\u2028d\x7f.e'S f\u0301 g"))
-	counters := []Counter{counter(f, O200kBase), counter(f, Cl100kBase)}
+	counters := []Counter{counter(f, tokencount.O200kBase), counter(f, tokencount.Cl100kBase)}
 	f.Fuzz(func(t *testing.T, text []byte) {
 		if !utf8.Valid(text) || len(text) > 512 {
 			return

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,7 +25,7 @@ func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		counter string
 		budget  int
-	}{{O200kBase, 300}, {Cl100kBase, 1000}, {Estimate, 150}} {
+	}{{tokencount.O200kBase, 300}, {tokencount.Cl100kBase, 1000}, {tokencount.Estimate, 150}} {
 		t.Run(fmt.Sprintf("%s-%d", tc.counter, tc.budget), func(t *testing.T) {
 			var got bytes.Buffer
 			for _, p := range pageAll(t, counter(t, tc.counter), text, tc.budget) {

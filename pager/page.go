@@ -11,9 +11,6 @@ import (
 	"github.com/folio-mcp/folio/toolerr"
 )
 
-// ErrUnknownCounter is returned by NewCounter for a name it does not know.
-var ErrUnknownCounter = toolerr.NewKind(toolerr.CodeInvalidArgument, "unknown tokenizer", "%v")
-
 // ErrBudgetTooSmall is matched (errors.Is) by a *BudgetError.
 var ErrBudgetTooSmall = errors.New("budget too small")
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	textcorpus "github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 const testURI = "file:///srv/docs/large.md"
@@ -19,7 +20,7 @@ const testVersion = "af1349b9f5f9a1a6a0404dea36dcc949"
 
 func counter(t testing.TB, name string) Counter {
 	t.Helper()
-	c, err := NewCounter(name)
+	c, err := tokencount.New(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestEstimateSeedLine(t *testing.T) {
 	if n := len([]rune(string(line))); n != 120000 {
 		t.Fatalf("seed line has %d code points", n)
 	}
-	if n := counter(t, Estimate).Count(string(line)); n != 55500 {
+	if n := counter(t, tokencount.Estimate).Count(string(line)); n != 55500 {
 		t.Fatalf("estimate of the seed line = %d, the seed says 55,500", n)
 	}
 }
@@ -124,7 +125,7 @@ func TestReconstruction(t *testing.T) {
 		"newline run":     strings.Repeat("\n", 20000),
 		"prose":           strings.Repeat("The quick brown fox jumps over the lazy dog. ", 800),
 	}
-	for _, name := range CounterNames() {
+	for _, name := range tokencount.Names() {
 		c := counter(t, name)
 		for label, text := range cases {
 			for _, budget := range []int{200, 2000} {
@@ -140,7 +141,7 @@ func TestSeedLinePageCounts(t *testing.T) {
 	for _, tc := range []struct {
 		counter string
 		most    int
-	}{{Estimate, 31}, {O200kBase, 23}} {
+	}{{tokencount.Estimate, 31}, {tokencount.O200kBase, 23}} {
 		pages := pageAll(t, counter(t, tc.counter), seedLine(), 2000)
 		t.Logf("%s: %d pages", tc.counter, len(pages))
 		if len(pages) > tc.most {
@@ -150,7 +151,7 @@ func TestSeedLinePageCounts(t *testing.T) {
 }
 
 func TestBudgetTooSmall(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	req := Request{Counter: c, MaxTokens: 10, URI: testURI, Version: testVersion,
 		Window: []byte("hello world"), EOF: true, Cursor: fakeCursor}
 	_, err := Fit(req)
@@ -174,7 +175,7 @@ func TestBudgetTooSmall(t *testing.T) {
 }
 
 func TestNeverSplitsCRLF(t *testing.T) {
-	c := counter(t, Estimate)
+	c := counter(t, tokencount.Estimate)
 	text := []byte(strings.Repeat("\r\n", 5000))
 	for _, p := range pageAll(t, c, text, 100) {
 		if p.End%2 != 0 {
@@ -184,7 +185,7 @@ func TestNeverSplitsCRLF(t *testing.T) {
 }
 
 func TestWindowNotAtEOF(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	text := []byte(strings.Repeat("é", 10) + "\r\n")
 	// A window that stops inside a code point or after a lone "\r" is
 	// trimmed: the page never ends there.
@@ -224,7 +225,7 @@ func TestGallop(t *testing.T) {
 // cursor is always 58 one-unit characters), so "the longest prefix that
 // fits" is exact: one more code point must not fit.
 func TestEstimatePagesAreLongest(t *testing.T) {
-	c := counter(t, Estimate)
+	c := counter(t, tokencount.Estimate)
 	text, err := os.ReadFile("../testdata/mixed.md")
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +255,7 @@ func TestEstimatePagesAreLongest(t *testing.T) {
 // shrink, the fallback when the piecewise search keeps overshooting, finds
 // a fitting page by whole counts alone.
 func TestShrink(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	text := []byte(strings.Repeat("中文🙂 \"quoted\" \\ path ", 200))
 	req := Request{Counter: c, MaxTokens: 300, URI: testURI, Version: testVersion, Window: text, EOF: true, Cursor: fakeCursor}
 	want, err := Fit(req)
@@ -282,7 +283,7 @@ func TestShrink(t *testing.T) {
 // at 2,000, with no footer over 45 tokens. It logs the table docs/tools.md
 // quotes (go test -run TextPageCost -v ./pager).
 func TestTextPageCost(t *testing.T) {
-	c := counter(t, O200kBase)
+	c := counter(t, tokencount.O200kBase)
 	ring, err := cursor.NewRing(bytes.Repeat([]byte{7}, cursor.KeyLen))
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/corpus"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // BenchmarkPageAt reads one 2,000-token page through a cursor near the
@@ -20,7 +20,7 @@ import (
 // file is left to settle first (fsview.TimeGranularity), so that its
 // version is remembered and each read reads its window alone.
 func BenchmarkPageAt(b *testing.B) {
-	fx := newFixtureCap(b, pager.O200kBase, 0)
+	fx := newFixtureCap(b, tokencount.O200kBase, 0)
 	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 4) + "\n"
 	text := strings.Repeat(line, (16<<20)/len(line))
 	os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644)
@@ -56,7 +56,7 @@ func BenchmarkPageAt(b *testing.B) {
 // the last 100. Each read scans the whole file once (to count its lines and
 // hash it), so the three should cost about the same.
 func BenchmarkLines(b *testing.B) {
-	fx := newFixtureCap(b, pager.O200kBase, 0)
+	fx := newFixtureCap(b, tokencount.O200kBase, 0)
 	line := "2026-12-01T06:00:00Z level=info request=123456 path=/api/v1/items status=200 took=12ms\n"
 	n := (16 << 20) / len(line)
 	os.WriteFile(filepath.Join(fx.dir, "app.log"), []byte(strings.Repeat(line, n)), 0o644)
@@ -79,7 +79,7 @@ func BenchmarkLines(b *testing.B) {
 // stream, natural and tight, beside counting the same bytes whole: the
 // throughput of read --format raw against that of count.
 func BenchmarkChunks(b *testing.B) {
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkChunks(b *testing.B) {
 // folio count does, its windows on every core (run with -cpu 1,2 to see
 // what the second core adds).
 func BenchmarkCountText(b *testing.B) {
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		b.Fatal(err)
 	}

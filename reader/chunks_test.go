@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -37,7 +38,7 @@ func chunk(t *testing.T, src io.Reader, counter pager.Counter, budget int, tight
 // and natural chunks ending where a person would, at a cost in fill
 // that is logged.
 func TestChunks(t *testing.T) {
-	o200k, err := pager.NewCounter(pager.O200kBase)
+	o200k, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestNaturalCut(t *testing.T) {
 // TestChunksRefuse: text that is not text, or too much of it, is refused
 // with the code a file's would get, naming where.
 func TestChunksRefuse(t *testing.T) {
-	o200k, _ := pager.NewCounter(pager.O200kBase)
+	o200k, _ := tokencount.New(tokencount.O200kBase)
 	for _, tc := range []struct {
 		text     string
 		maxBytes int64
@@ -128,8 +129,8 @@ func TestCount(t *testing.T) {
 	for _, kind := range corpus.Kinds() {
 		texts[kind] = string(corpus.For(t, kind, 3<<20))
 	}
-	for _, name := range pager.CounterNames() {
-		counter, err := pager.NewCounter(name)
+	for _, name := range tokencount.Names() {
+		counter, err := tokencount.New(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -23,7 +24,7 @@ func FuzzLines(f *testing.F) {
 	f.Add("x\n\n\ny", -2, 0, uint8(3))
 	f.Add("中文🙂 long line here\nshort\n", 1, 0, uint8(4))
 	f.Add("", 0, 0, uint8(1))
-	fx := newFixture(f, pager.O200kBase)
+	fx := newFixture(f, tokencount.O200kBase)
 	path := filepath.Join(fx.dir, "f.txt")
 	f.Fuzz(func(t *testing.T, text string, offset, limit int, cut uint8) {
 		if !utf8.ValidString(text) || strings.ContainsRune(text, 0) || limit < 0 || limit > 1<<20 {
@@ -90,7 +91,7 @@ func FuzzChunks(f *testing.F) {
 	f.Add("Hello world. This is a test.\n\nAnother paragraph, with more words.\r\n", uint8(5), false)
 	f.Add("短い文です。これは長い文で、まだ続いています🙂🙂\r\n\r\n", uint8(3), true)
 	f.Add("a\r\nb\r\n\r\nc", uint8(1), false)
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -149,8 +150,8 @@ func FuzzCount(f *testing.F) {
 	f.Add("日本語\nabc\n\u00a0x\n\t\ny")
 	f.Add("テスト\n漢字 ١٢٣\n²x\nⅫ\n\u0301a\n\U0001E030b")
 	counters := []pager.Counter{}
-	for _, name := range []string{pager.O200kBase, pager.Cl100kBase, pager.Estimate} {
-		c, err := pager.NewCounter(name)
+	for _, name := range []string{tokencount.O200kBase, tokencount.Cl100kBase, tokencount.Estimate} {
+		c, err := tokencount.New(name)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // TestIndexedLines: once a file has settled and been read whole, line
@@ -19,7 +20,7 @@ import (
 // kind of request answers exactly what reading the whole text answers,
 // lines longer than the first window included; a rewrite is read anew.
 func TestIndexedLines(t *testing.T) {
-	fx := newFixtureCap(t, pager.O200kBase, 0)
+	fx := newFixtureCap(t, tokencount.O200kBase, 0)
 	var b strings.Builder
 	for i := 1; b.Len() < 3<<20; i++ {
 		switch {
@@ -91,7 +92,7 @@ func TestIndexedLines(t *testing.T) {
 // and cursor for cursor, that finding the line in the whole file gives;
 // a line past the end is the same error; a rewrite is read anew.
 func TestIndexedPageAtLine(t *testing.T) {
-	fx := newFixtureCap(t, pager.O200kBase, 0)
+	fx := newFixtureCap(t, tokencount.O200kBase, 0)
 	var b strings.Builder
 	for i := 1; b.Len() < 2<<20; i++ {
 		if i == 3000 {
@@ -145,7 +146,7 @@ func TestIndexedPageAtLine(t *testing.T) {
 // settledLorem is a fixture with big.md, 64 MiB of lines of Lorem ipsum,
 // left to settle so that its version can be trusted, and its text.
 func settledLorem(b *testing.B) (*fixture, string) {
-	fx := newFixtureCap(b, pager.O200kBase, 0)
+	fx := newFixtureCap(b, tokencount.O200kBase, 0)
 	line := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 2) + "\n"
 	text := strings.Repeat(line, (64<<20)/len(line))
 	if err := os.WriteFile(filepath.Join(fx.dir, "big.md"), []byte(text), 0o644); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -41,7 +42,7 @@ func newFixtureCap(t testing.TB, counter string, maxFileBytes int64) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	c, err := pager.NewCounter(counter)
+	c, err := tokencount.New(counter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func (fx *fixture) readAll(t *testing.T, name, subject string, budget int) (stri
 }
 
 func TestContinuationToEOF(t *testing.T) {
-	for _, counter := range pager.CounterNames() {
+	for _, counter := range tokencount.Names() {
 		fx := newFixture(t, counter)
 		texts := map[string]string{
 			"seed.txt":  strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000),
@@ -124,7 +125,7 @@ func TestContinuationToEOF(t *testing.T) {
 }
 
 func TestRepeatedCursorGivesSamePage(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	fx.write(t, "f.md", strings.Repeat("some words here. ", 3000))
 	first, err := fx.page(t, PageRequest{Name: "f.md", Subject: "alice", MaxTokens: 500})
 	if err != nil {
@@ -146,7 +147,7 @@ func TestRepeatedCursorGivesSamePage(t *testing.T) {
 }
 
 func TestChangedFileIsVersionConflict(t *testing.T) {
-	fx := newFixture(t, pager.Estimate)
+	fx := newFixture(t, tokencount.Estimate)
 	fx.write(t, "f.txt", "A-first\nA-middle\nA-last\n"+strings.Repeat("a", 2000))
 	p := filepath.Join(fx.dir, "f.txt")
 	info, _ := os.Stat(p)
@@ -180,7 +181,7 @@ func TestChangedFileIsVersionConflict(t *testing.T) {
 }
 
 func TestCursorBinding(t *testing.T) {
-	fx := newFixture(t, pager.Estimate)
+	fx := newFixture(t, tokencount.Estimate)
 	fx.write(t, "a.txt", strings.Repeat("a", 5000))
 	fx.write(t, "b.txt", strings.Repeat("a", 5000))
 	first, err := fx.page(t, PageRequest{Name: "a.txt", Subject: "alice", MaxTokens: 200})
@@ -214,7 +215,7 @@ func TestCursorBinding(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	fx.write(t, "f.txt", "hello")
 	fx.write(t, "bin.dat", "a\x00b")
 	fx.write(t, ".env", "SECRET=1")
@@ -253,7 +254,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	fx.write(t, "f.txt", "A-first\r\nA-middle\nA-last")
 	fx.write(t, "empty.txt", "")
 	for _, tc := range []struct {
@@ -296,7 +297,7 @@ func testFooter(l *Lines) string {
 // A line read stops at its token cap, counted whole with its footer, and
 // cuts long lines with a marker that says how much is left.
 func TestLinesBounded(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	var b strings.Builder
 	for i := range 5000 {
 		fmt.Fprintf(&b, "line %d: the quick brown fox jumps over the lazy dog\n", i+1)
@@ -327,7 +328,7 @@ func TestLinesBounded(t *testing.T) {
 }
 
 func TestPagesMatchesPage(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	text := strings.Repeat("line of text, with words\n", 800)
 	fx.write(t, "f.txt", text)
 	var all [][]byte
@@ -354,7 +355,7 @@ func TestPagesMatchesPage(t *testing.T) {
 
 // Many readers page many files at once through one Reader (run with -race).
 func TestConcurrentReads(t *testing.T) {
-	fx := newFixture(t, pager.O200kBase)
+	fx := newFixture(t, tokencount.O200kBase)
 	texts := make([]string, 8)
 	for i := range texts {
 		texts[i] = strings.Repeat(fmt.Sprintf("file %d: 中文🙂 \"quoted\" \\ path\r\n", i), 300+50*i)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
@@ -255,7 +254,7 @@ func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
 	for _, en := range l.Entries {
 		if en.Type == "file" {
 			// The root URI is canonical; encode the path the same way.
-			out = append(out, strings.TrimSuffix(l.Root, "/")+strings.TrimPrefix(fsview.URI("/"+en.Path), "file://"))
+			out = append(out, strings.TrimSuffix(l.Root, "/")+strings.TrimPrefix(wire.FileURI("/"+en.Path), "file://"))
 		}
 	}
 	return out, nil

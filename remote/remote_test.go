@@ -15,9 +15,10 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/mcpserver"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // serve serves dir with folio's server on loopback, with one token.
@@ -29,7 +30,7 @@ func serve(t *testing.T, dir string) (endpoint, token string) {
 	}
 	t.Cleanup(func() { fs.Close() })
 	ring, _ := cursor.NewRing(bytes.Repeat([]byte{3}, cursor.KeyLen))
-	c, _ := pager.NewCounter(pager.Estimate)
+	c, _ := tokencount.New(tokencount.Estimate)
 	path := filepath.Join(t.TempDir(), "tokens.json")
 	token, err = tokens.Add(path, "ci", nil, nil)
 	if err != nil {
@@ -71,7 +72,7 @@ func TestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(dir)
-	want := []string{fsview.URI(real + "/a.md"), fsview.URI(real + "/sub/with space.md"), fsview.URI(real + "/sub/中文.md")}
+	want := []string{wire.FileURI(real + "/a.md"), wire.FileURI(real + "/sub/with space.md"), wire.FileURI(real + "/sub/中文.md")}
 	if !slices.Equal(files, want) {
 		t.Fatalf("got %q\nwant %q", files, want)
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 func setup(t *testing.T, files map[string]string) (*fsview.FS, *reader.Reader, string) {
@@ -35,7 +37,7 @@ func setup(t *testing.T, files map[string]string) (*fsview.FS, *reader.Reader, s
 	}
 	t.Cleanup(func() { fs.Close() })
 	ring, _ := cursor.NewRing(bytes.Repeat([]byte{1}, cursor.KeyLen))
-	c, _ := pager.NewCounter(pager.O200kBase)
+	c, _ := tokencount.New(tokencount.O200kBase)
 	return fs, reader.New(fs, cursor.NewCodec(ring, 0, nil), c), dir
 }
 
@@ -89,7 +91,7 @@ func TestCheckPagesCatches(t *testing.T) {
 	}
 	sum := blake3.Sum256(want)
 	version := hex.EncodeToString(sum[:fsview.VersionLen])
-	uri := fsview.URI(filepath.Join(dir, "f.txt"))
+	uri := wire.FileURI(filepath.Join(dir, "f.txt"))
 	if msgs := checkPages(rd.Counter(), 300, pager.JSON, uri, want, version, pages, &fileResult{}); len(msgs) != 0 {
 		t.Fatalf("genuine pages fail: %v", msgs)
 	}

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"encoding/json"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
@@ -126,6 +128,21 @@ func TestChecks(t *testing.T) {
 		e := tc.args.Check()
 		if (e == nil) != tc.ok || e != nil && e.Code != toolerr.CodeInvalidArgument {
 			t.Errorf("%+v: %v", tc.args, e)
+		}
+	}
+}
+
+// TestNoServerPackages: the contract depends on no other package of
+// folio's but the error contract, so that a client of it builds none of
+// the server.
+func TestNoServerPackages(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if rest, ok := strings.CutPrefix(d, "github.com/folio-mcp/folio/"); ok && rest != "wire" && rest != "toolerr" {
+			t.Errorf("wire depends on %s", d)
 		}
 	}
 }

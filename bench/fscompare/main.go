@@ -22,6 +22,7 @@ import (
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // options are fscompare's flags.
@@ -65,7 +66,7 @@ func main() {
 	// Settled, as a file being read usually is: folio may trust the
 	// version it remembers of it (see fsview.TimeGranularity).
 	time.Sleep(fsview.TimeGranularity + 100*time.Millisecond)
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // options are load's flags.
@@ -56,7 +57,7 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	files := corpus(filepath.Join(dir, "root"))
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		log.Fatal(err)
 	}

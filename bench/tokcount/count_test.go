@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/corpus"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -61,7 +61,7 @@ func TestWriteTexts(t *testing.T) {
 func BenchmarkCount(b *testing.B) {
 	m := texts(b)
 	for _, enc := range []string{"o200k_base", "cl100k_base"} {
-		folio, err := pager.NewCounter(enc)
+		folio, err := tokencount.New(enc)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // serveStdio starts folio serve over stdio on the roots, with more flags,
@@ -68,7 +69,7 @@ func TestAgentHabits(t *testing.T) {
 	write(t, dir, "net/http/server.go", "package http\n\nfunc Serve() {}\n\n// ListenAndServe listens.\nfunc ListenAndServe() {}\n")
 	write(t, other, "notes.md", "other root\n")
 	cs := serveStdio(t, []string{dir, other})
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // folioIn is folio run in the directory dir, so that its PATHs can be
@@ -114,11 +115,11 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 	write(t, dir, "-notes.md", cmdlineText)
 	write(t, dir, "--tokenizer", "a file named like a flag\n")
 	write(t, dir, "a.md", "a\n")
-	tk, err := pager.NewCounter(pager.O200kBase)
+	tk, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := pager.NewCounter(pager.Cl100kBase)
+	cl, err := tokencount.New(tokencount.Cl100kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestStdinStreamsPastTheCap(t *testing.T) {
 	if size <= fsview.DefaultMaxFileBytes {
 		t.Fatalf("%d bytes are not past the cap", size)
 	}
-	tk, err := pager.NewCounter(pager.O200kBase)
+	tk, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

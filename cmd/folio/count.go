@@ -13,6 +13,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -158,7 +159,7 @@ func countAs(c *cli.Context, mode string, counter pager.Counter) error {
 		}
 		return err
 	}
-	tk, ok := counter.(pager.Tokenizer)
+	tk, ok := counter.(tokencount.Tokenizer)
 	if !ok {
 		return usageError(c, fmt.Sprintf("--%s needs a tokenizer with token ids: o200k_base or cl100k_base, not %s", mode, counter.Name()))
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -420,7 +420,7 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	}
 	// A reference to a value of the wrong type: the error says which, and
 	// what was found and wanted, in a few tokens, never the value.
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/upstreamtest"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -261,7 +261,7 @@ func TestGatewayToolsListCost(t *testing.T) {
 		return offered
 	}
 	offered, withRefs := upstreamTools("--no-reference-args"), upstreamTools()
-	c, err := pager.NewCounter(pager.O200kBase)
+	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

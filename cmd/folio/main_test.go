@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 )
 
@@ -120,7 +121,7 @@ func TestReadPagesReconstruct(t *testing.T) {
 	}
 	for name, text := range files {
 		path := write(t, dir, name, text)
-		for _, tok := range []string{pager.Estimate, pager.O200kBase} {
+		for _, tok := range []string{tokencount.Estimate, tokencount.O200kBase} {
 			var got strings.Builder
 			args := []string{"read", "--tokenizer", tok, "--max-tokens", "700", path}
 			pages := 0
@@ -132,7 +133,7 @@ func TestReadPagesReconstruct(t *testing.T) {
 				if r.stderr != "" {
 					t.Fatalf("stderr on success: %q", r.stderr)
 				}
-				c, err := pager.NewCounter(tok)
+				c, err := tokencount.New(tok)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -160,7 +161,7 @@ func TestReadTextPages(t *testing.T) {
 	dir := t.TempDir()
 	text := "\ufeffno final newline\r\n" + strings.Repeat("中文🙂 \"quoted\" \\ path\n", 300) + "end"
 	path := write(t, dir, "f.md", text)
-	c, err := pager.NewCounter(pager.O200kBase)
+	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

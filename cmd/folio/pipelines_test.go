@@ -15,18 +15,19 @@ import (
 
 	"github.com/folio-mcp/folio/internal/corpus"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // o200k is the reference table's tokenizer path (pager/bpe, held to
 // tiktoken by testdata/tokref): what every chunk and page is recounted
 // with.
-func o200k(t *testing.T) pager.Tokenizer {
+func o200k(t *testing.T) tokencount.Tokenizer {
 	t.Helper()
-	c, err := pager.NewCounter(pager.O200kBase)
+	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.(pager.Tokenizer)
+	return c.(tokencount.Tokenizer)
 }
 
 // pipelineText is prose, code and CJK with CRLF line ends and emoji: what

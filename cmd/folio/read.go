@@ -13,13 +13,14 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
 
 func tokenizerFlag() cli.Flag {
-	return &cli.StringFlag{Name: "tokenizer", Value: pager.DefaultCounter, EnvVars: []string{"FOLIO_TOKENIZER"},
-		Usage: "token counter: " + strings.Join(pager.CounterNames(), ", ")}
+	return &cli.StringFlag{Name: "tokenizer", Value: tokencount.Default, EnvVars: []string{"FOLIO_TOKENIZER"},
+		Usage: "token counter: " + strings.Join(tokencount.Names(), ", ")}
 }
 
 // maxFileBytesFlag is the size cap of files, and of standard input, that

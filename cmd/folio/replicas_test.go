@@ -19,6 +19,7 @@ import (
 	"github.com/folio-mcp/folio/internal/redistest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // replicas is a team's folio: n serve --http processes sharing a tokens
@@ -131,7 +132,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	write(t, dir, "docs/big.md", text)
 	manyFiles(t, dir, 600)
 	r := startReplicas(t, dir, 2)
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

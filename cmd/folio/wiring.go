@@ -14,6 +14,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
+	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
@@ -64,7 +65,7 @@ func keyFilePath(flag string) (string, error) {
 
 // pagerCounter is the counter the --tokenizer flag names.
 func pagerCounter(c *cli.Context) (pager.Counter, error) {
-	counter, err := pager.NewCounter(c.String("tokenizer"))
+	counter, err := tokencount.New(c.String("tokenizer"))
 	if err != nil {
 		return nil, toolerr.From(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/internal/corpus"
-	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/tokencount"
 )
 
 // Contract runs the contract every Store keeps on s.
@@ -82,7 +82,7 @@ func Holds(t *testing.T, s fold.Store, gone, kept []string) {
 // opt (fold.DefaultOptions when its threshold is 0).
 func Folder(tb testing.TB, s fold.Store, opt fold.Options) *fold.Folder {
 	tb.Helper()
-	counter, err := pager.NewCounter(pager.O200kBase)
+	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		tb.Fatal(err)
 	}
