@@ -77,21 +77,9 @@ func openat(dir int, name string, flag int) (int, error) {
 // and its Lstat. A link that leads outside the root, a loop, or a missing
 // component is an error.
 func (r *root) resolve(rel string) (string, *statInfo, error) {
-	var done []string
-	var dirs []int // dirs[i] is open on done[:i+1], while a component follows it
-	defer func() {
-		for _, fd := range dirs {
-			unix.Close(fd)
-		}
-	}()
-	at := func() int {
-		if len(dirs) == 0 {
-			return r.fd
-		}
-		return dirs[len(dirs)-1]
-	}
+	s := resolution{r: r}
+	defer s.closeDirs()
 	todo := split(rel)
-	hops := 0
 	var last *statInfo
 	for len(todo) > 0 {
 		c := todo[0]
@@ -100,74 +88,134 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 		case ".":
 			continue
 		case "..":
-			if len(done) == 0 {
-				return "", nil, errEscape
-			}
-			done = done[:len(done)-1]
-			if len(dirs) > len(done) {
-				unix.Close(dirs[len(dirs)-1])
-				dirs = dirs[:len(dirs)-1]
+			if err := s.up(); err != nil {
+				return "", nil, err
 			}
 			last = nil
 			continue
 		}
-		info, err := statAt(at(), c)
+		info, err := statAt(s.at(), c)
 		if err != nil {
 			return "", nil, err
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			if hops++; hops > maxSymlinks {
-				return "", nil, errors.New("too many symlinks")
-			}
-			target, err := readlinkAt(at(), c)
-			if err != nil {
+			if todo, err = s.follow(c, todo); err != nil {
 				return "", nil, err
 			}
-			if filepath.IsAbs(target) {
-				rel, ok := within(r.path, filepath.Clean(target))
-				if !ok {
-					return "", nil, errEscape
-				}
-				for _, fd := range dirs {
-					unix.Close(fd)
-				}
-				done, dirs, target = nil, nil, rel
-			}
-			todo = append(split(filepath.ToSlash(target)), todo...)
 			last = nil
 			continue
 		}
-		if len(todo) > 0 {
-			if !info.IsDir() {
-				return "", nil, fs.ErrNotExist
-			}
-			fd, err := openat(at(), c, dirFlags)
-			if err != nil {
-				return "", nil, err
-			}
-			dirs = append(dirs, fd)
+		if err := s.enter(c, info, len(todo) > 0); err != nil {
+			return "", nil, err
 		}
-		done = append(done, c)
 		last = info
 	}
-	resolved := path.Join(done...)
+	resolved := path.Join(s.done...)
 	if resolved == "" {
 		resolved = "."
 	}
 	if last == nil {
 		// Ended on a directory reached by "..", or on the root.
-		fd, err := r.open(resolved, dirFlags)
-		if err != nil {
+		var err error
+		if last, err = r.statDir(resolved); err != nil {
 			return "", nil, err
 		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			return "", nil, err
-		}
-		last = &statInfo{name: path.Base(resolved), st: st}
 	}
 	return resolved, last, nil
+}
+
+// resolution is where a resolve has come to: the components resolved so
+// far, none a symlink, and the directories open on them.
+type resolution struct {
+	r    *root
+	done []string
+	dirs []int // dirs[i] is open on done[:i+1], while a component follows it
+	hops int   // symlinks followed
+}
+
+// at is the directory the next component is looked up in: the last one
+// resolved, or the root.
+func (s *resolution) at() int {
+	if len(s.dirs) == 0 {
+		return s.r.fd
+	}
+	return s.dirs[len(s.dirs)-1]
+}
+
+// closeDirs closes the directories open on the components resolved.
+func (s *resolution) closeDirs() {
+	for _, fd := range s.dirs {
+		unix.Close(fd)
+	}
+}
+
+// up goes back up one component, for "..": never above the root.
+func (s *resolution) up() error {
+	if len(s.done) == 0 {
+		return errEscape
+	}
+	s.done = s.done[:len(s.done)-1]
+	if len(s.dirs) > len(s.done) {
+		unix.Close(s.dirs[len(s.dirs)-1])
+		s.dirs = s.dirs[:len(s.dirs)-1]
+	}
+	return nil
+}
+
+// follow follows the symlink c, an entry of the directory at gives, and
+// returns the components left to resolve: those of its target, then todo.
+// An absolute target must lie inside the root, and is resolved from it.
+func (s *resolution) follow(c string, todo []string) ([]string, error) {
+	if s.hops++; s.hops > maxSymlinks {
+		return nil, errors.New("too many symlinks")
+	}
+	target, err := readlinkAt(s.at(), c)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.IsAbs(target) {
+		rel, ok := within(s.r.path, filepath.Clean(target))
+		if !ok {
+			return nil, errEscape
+		}
+		s.closeDirs()
+		s.done, s.dirs, target = nil, nil, rel
+	}
+	return append(split(filepath.ToSlash(target)), todo...), nil
+}
+
+// enter adds c, an entry of the directory at gives that is no symlink,
+// whose Lstat is info, to the components resolved; when more follow, it
+// must be a directory, and is opened for them.
+func (s *resolution) enter(c string, info *statInfo, more bool) error {
+	if more {
+		if !info.IsDir() {
+			return fs.ErrNotExist
+		}
+		fd, err := openat(s.at(), c, dirFlags)
+		if err != nil {
+			return err
+		}
+		s.dirs = append(s.dirs, fd)
+	}
+	s.done = append(s.done, c)
+	return nil
+}
+
+// statDir is the stat of the directory rel, a path with no symlink in it,
+// opened from the root: for a resolve that ended on a directory without
+// its Lstat.
+func (r *root) statDir(rel string) (*statInfo, error) {
+	fd, err := r.open(rel, dirFlags)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	return &statInfo{name: path.Base(rel), st: st}, nil
 }
 
 // statAt is the Lstat of the entry name of the open directory dir.
