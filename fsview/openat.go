@@ -77,9 +77,17 @@ func openat(dir int, name string, flag int) (int, error) {
 // and its Lstat. A link that leads outside the root, a loop, or a missing
 // component is an error.
 func (r *root) resolve(rel string) (string, *statInfo, error) {
-	s := resolution{r: r}
-	defer s.closeDirs()
+	var done []string
+	var dirs []int // dirs[i] is open on done[:i+1], while a component follows it
+	defer func() { closeAll(dirs) }()
+	at := func() int {
+		if len(dirs) == 0 {
+			return r.fd
+		}
+		return dirs[len(dirs)-1]
+	}
 	todo := split(rel)
+	hops := 0
 	var last *statInfo
 	for len(todo) > 0 {
 		c := todo[0]
@@ -88,29 +96,100 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 		case ".":
 			continue
 		case "..":
-			if err := s.up(); err != nil {
+			var err error
+			if done, dirs, err = up(done, dirs); err != nil {
 				return "", nil, err
 			}
 			last = nil
 			continue
 		}
-		info, err := statAt(s.at(), c)
+		info, err := statAt(at(), c)
 		if err != nil {
 			return "", nil, err
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			if todo, err = s.follow(c, todo); err != nil {
+			if hops++; hops > maxSymlinks {
+				return "", nil, errors.New("too many symlinks")
+			}
+			target, fromRoot, err := r.linkTarget(at(), c)
+			if err != nil {
 				return "", nil, err
 			}
+			if fromRoot {
+				closeAll(dirs)
+				done, dirs = nil, nil
+			}
+			todo = append(split(filepath.ToSlash(target)), todo...)
 			last = nil
 			continue
 		}
-		if err := s.enter(c, info, len(todo) > 0); err != nil {
-			return "", nil, err
+		if len(todo) > 0 {
+			fd, err := openDir(at(), c, info)
+			if err != nil {
+				return "", nil, err
+			}
+			dirs = append(dirs, fd)
 		}
+		done = append(done, c)
 		last = info
 	}
-	resolved := path.Join(s.done...)
+	return r.resolved(done, last)
+}
+
+// closeAll closes the directories dirs.
+func closeAll(dirs []int) {
+	for _, fd := range dirs {
+		unix.Close(fd)
+	}
+}
+
+// up goes back up one component of a resolve, for "..": done are the
+// components resolved, and dirs the directories open on them (see
+// resolve). It never goes above the root.
+func up(done []string, dirs []int) ([]string, []int, error) {
+	if len(done) == 0 {
+		return done, dirs, errEscape
+	}
+	done = done[:len(done)-1]
+	if len(dirs) > len(done) {
+		unix.Close(dirs[len(dirs)-1])
+		dirs = dirs[:len(dirs)-1]
+	}
+	return done, dirs, nil
+}
+
+// linkTarget is the target of the symlink name in the open directory dir;
+// fromRoot when the target is absolute: then it is given relative to the
+// root, which it must lie inside, to resolve from there.
+func (r *root) linkTarget(dir int, name string) (target string, fromRoot bool, err error) {
+	target, err = readlinkAt(dir, name)
+	if err != nil {
+		return "", false, err
+	}
+	if !filepath.IsAbs(target) {
+		return target, false, nil
+	}
+	rel, ok := within(r.path, filepath.Clean(target))
+	if !ok {
+		return "", false, errEscape
+	}
+	return rel, true, nil
+}
+
+// openDir opens the entry name, whose Lstat is info, of the open directory
+// dir, for a resolve to go on into: it must be a directory.
+func openDir(dir int, name string, info *statInfo) (int, error) {
+	if !info.IsDir() {
+		return -1, fs.ErrNotExist
+	}
+	return openat(dir, name, dirFlags)
+}
+
+// resolved is what resolve returns once it resolved the components done:
+// their path, and last, the Lstat of the last one; when last is nil, the
+// stat of the directory the path names, taken now.
+func (r *root) resolved(done []string, last *statInfo) (string, *statInfo, error) {
+	resolved := path.Join(done...)
 	if resolved == "" {
 		resolved = "."
 	}
@@ -122,84 +201,6 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 		}
 	}
 	return resolved, last, nil
-}
-
-// resolution is where a resolve has come to: the components resolved so
-// far, none a symlink, and the directories open on them.
-type resolution struct {
-	r    *root
-	done []string
-	dirs []int // dirs[i] is open on done[:i+1], while a component follows it
-	hops int   // symlinks followed
-}
-
-// at is the directory the next component is looked up in: the last one
-// resolved, or the root.
-func (s *resolution) at() int {
-	if len(s.dirs) == 0 {
-		return s.r.fd
-	}
-	return s.dirs[len(s.dirs)-1]
-}
-
-// closeDirs closes the directories open on the components resolved.
-func (s *resolution) closeDirs() {
-	for _, fd := range s.dirs {
-		unix.Close(fd)
-	}
-}
-
-// up goes back up one component, for "..": never above the root.
-func (s *resolution) up() error {
-	if len(s.done) == 0 {
-		return errEscape
-	}
-	s.done = s.done[:len(s.done)-1]
-	if len(s.dirs) > len(s.done) {
-		unix.Close(s.dirs[len(s.dirs)-1])
-		s.dirs = s.dirs[:len(s.dirs)-1]
-	}
-	return nil
-}
-
-// follow follows the symlink c, an entry of the directory at gives, and
-// returns the components left to resolve: those of its target, then todo.
-// An absolute target must lie inside the root, and is resolved from it.
-func (s *resolution) follow(c string, todo []string) ([]string, error) {
-	if s.hops++; s.hops > maxSymlinks {
-		return nil, errors.New("too many symlinks")
-	}
-	target, err := readlinkAt(s.at(), c)
-	if err != nil {
-		return nil, err
-	}
-	if filepath.IsAbs(target) {
-		rel, ok := within(s.r.path, filepath.Clean(target))
-		if !ok {
-			return nil, errEscape
-		}
-		s.closeDirs()
-		s.done, s.dirs, target = nil, nil, rel
-	}
-	return append(split(filepath.ToSlash(target)), todo...), nil
-}
-
-// enter adds c, an entry of the directory at gives that is no symlink,
-// whose Lstat is info, to the components resolved; when more follow, it
-// must be a directory, and is opened for them.
-func (s *resolution) enter(c string, info *statInfo, more bool) error {
-	if more {
-		if !info.IsDir() {
-			return fs.ErrNotExist
-		}
-		fd, err := openat(s.at(), c, dirFlags)
-		if err != nil {
-			return err
-		}
-		s.dirs = append(s.dirs, fd)
-	}
-	s.done = append(s.done, c)
-	return nil
 }
 
 // statDir is the stat of the directory rel, a path with no symlink in it,
