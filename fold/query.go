@@ -123,76 +123,109 @@ func (s *slicer) answer(raw []byte) (Answer, error) {
 	ranged := q.Offset != nil || q.Limit != nil || q.Page != nil || q.MaxTokens != nil
 	switch raw[0] {
 	case '[':
-		items, err := jsonvalue.Elements(raw)
-		if err != nil {
-			return Answer{}, err
-		}
-		if err := s.checkItemFields(raw, items); err != nil {
-			return Answer{}, err
-		}
-		return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := jsonvalue.Parse(raw[items[i].Start:items[i].End])
-			if o, ok := v.(*jsonvalue.Object); ok && len(q.Fields) > 0 {
-				v = keep(o, q.Fields, map[string]bool{})
-			}
-			return jsonvalue.Append(b, v), err
-		}}, defaultItems, "items")
+		return s.list(raw)
 	case '"':
-		if len(q.Fields) > 0 {
-			return Answer{}, toolerr.Invalid("fields applies to objects; the value at %s is a string", s.path())
-		}
-		v, err := jsonvalue.Parse(raw)
-		if err != nil {
-			return Answer{}, err
-		}
-		runes := []rune(v.(string))
-		return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) ([]byte, error) {
-			var enc [utf8.UTFMax]byte
-			n := utf8.EncodeRune(enc[:], runes[i])
-			s := pager.AppendString(nil, string(enc[:n]))
-			return append(b, s[1:len(s)-1]...), nil
-		}}, defaultChars, "characters")
+		return s.characters(raw)
 	case '{':
 		if !ranged {
-			v, err := jsonvalue.Parse(raw)
-			if err != nil {
-				return Answer{}, err
-			}
-			o, err := s.objectFields(v.(*jsonvalue.Object))
-			if err != nil {
-				return Answer{}, err
-			}
-			return s.whole(o)
+			return s.object(raw)
 		}
-		members, err := jsonvalue.Elements(raw)
-		if err != nil {
-			return Answer{}, err
-		}
-		if members, err = s.memberFields(members); err != nil {
-			return Answer{}, err
-		}
-		return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
-			v, err := jsonvalue.Parse(raw[members[i].Start:members[i].End])
-			b = pager.AppendString(b, members[i].Key)
-			b = append(b, ':')
-			return jsonvalue.Append(b, v), err
-		}}, defaultItems, "members")
+		return s.members(raw)
 	}
 	if ranged || len(q.Fields) > 0 {
-		if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
-			v, err := jsonvalue.Parse(raw)
-			if err != nil {
-				return Answer{}, err
-			}
-			return s.whole(v)
-		}
-		return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), jsonvalue.TypeName(raw))
+		return s.scalarRanged(raw)
 	}
 	v, err := jsonvalue.Parse(raw)
 	if err != nil {
 		return Answer{}, err
 	}
 	return s.whole(v)
+}
+
+// list answers with a run of the items of the list raw, each object cut
+// to the query's fields when it names some.
+func (s *slicer) list(raw []byte) (Answer, error) {
+	items, err := jsonvalue.Elements(raw)
+	if err != nil {
+		return Answer{}, err
+	}
+	if err := s.checkItemFields(raw, items); err != nil {
+		return Answer{}, err
+	}
+	fields := s.q.Fields
+	return s.run(sequence{total: len(items), open: "[", close: "]", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
+		v, err := jsonvalue.Parse(raw[items[i].Start:items[i].End])
+		if o, ok := v.(*jsonvalue.Object); ok && len(fields) > 0 {
+			v = keep(o, fields, map[string]bool{})
+		}
+		return jsonvalue.Append(b, v), err
+	}}, defaultItems, "items")
+}
+
+// characters answers with a run of the characters of the string raw,
+// which takes no fields.
+func (s *slicer) characters(raw []byte) (Answer, error) {
+	if len(s.q.Fields) > 0 {
+		return Answer{}, toolerr.Invalid("fields applies to objects; the value at %s is a string", s.path())
+	}
+	v, err := jsonvalue.Parse(raw)
+	if err != nil {
+		return Answer{}, err
+	}
+	runes := []rune(v.(string))
+	return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) ([]byte, error) {
+		var enc [utf8.UTFMax]byte
+		n := utf8.EncodeRune(enc[:], runes[i])
+		quoted := pager.AppendString(nil, string(enc[:n]))
+		return append(b, quoted[1:len(quoted)-1]...), nil
+	}}, defaultChars, "characters")
+}
+
+// object answers with the object raw whole, cut to the query's fields
+// when it names some.
+func (s *slicer) object(raw []byte) (Answer, error) {
+	v, err := jsonvalue.Parse(raw)
+	if err != nil {
+		return Answer{}, err
+	}
+	o, err := s.objectFields(v.(*jsonvalue.Object))
+	if err != nil {
+		return Answer{}, err
+	}
+	return s.whole(o)
+}
+
+// members answers with a run of the members of the object raw (those the
+// query's fields name, when it names some), for a ranged query.
+func (s *slicer) members(raw []byte) (Answer, error) {
+	members, err := jsonvalue.Elements(raw)
+	if err != nil {
+		return Answer{}, err
+	}
+	if members, err = s.memberFields(members); err != nil {
+		return Answer{}, err
+	}
+	return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
+		v, err := jsonvalue.Parse(raw[members[i].Start:members[i].End])
+		b = pager.AppendString(b, members[i].Key)
+		b = append(b, ':')
+		return jsonvalue.Append(b, v), err
+	}}, defaultItems, "members")
+}
+
+// scalarRanged answers a query with a range or fields of raw, a value that
+// is no list, string or object: max_tokens alone bounds it whole; offset,
+// limit, page and fields do not apply.
+func (s *slicer) scalarRanged(raw []byte) (Answer, error) {
+	q := s.q
+	if q.MaxTokens != nil && q.Offset == nil && q.Limit == nil && q.Page == nil && len(q.Fields) == 0 {
+		v, err := jsonvalue.Parse(raw)
+		if err != nil {
+			return Answer{}, err
+		}
+		return s.whole(v)
+	}
+	return Answer{}, toolerr.Invalid("the value at %s is a %s: offset, limit, page and fields apply to lists, strings and objects", s.path(), jsonvalue.TypeName(raw))
 }
 
 func (s *slicer) path() string {
@@ -231,24 +264,9 @@ type sequence struct {
 // when not given), or as many as max_tokens allows.
 func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 	q := s.q
-	limit := def
-	if q.Limit != nil {
-		limit = *q.Limit
-	}
-	offset := 0
-	switch {
-	case q.Offset != nil:
-		offset = *q.Offset
-	case q.Page != nil:
-		// Past the last page, written so that no product can overflow.
-		if *q.Page > 1 && (seq.total == 0 || *q.Page-1 > (seq.total-1)/limit) {
-			pages := (seq.total + limit - 1) / limit
-			return Answer{}, toolerr.Invalid("page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), seq.total, unit, pages, limit)
-		}
-		offset = (*q.Page - 1) * limit
-	}
-	if offset > seq.total {
-		return Answer{}, toolerr.Invalid("offset %d is past the end: the value at %s has %d %s", offset, s.path(), seq.total, unit)
+	offset, limit, err := s.bounds(seq.total, def, unit)
+	if err != nil {
+		return Answer{}, err
 	}
 	want := min(seq.total-offset, limit)
 	if q.MaxTokens != nil && q.Limit == nil {
@@ -261,54 +279,112 @@ func (s *slicer) run(seq sequence, def int, unit string) (Answer, error) {
 		if i > 0 {
 			body = append(body, seq.sep...)
 		}
-		var err error
 		if body, err = seq.elem(body, offset+i); err != nil {
 			return Answer{}, err
 		}
 		ends = append(ends, len(body))
 	}
-	build := func(n int) []byte {
-		b := append(append([]byte(nil), s.head...), `,"value":`...)
-		b = append(b, seq.open...)
-		if n > 0 {
-			b = append(b, body[:ends[n-1]]...)
-		}
-		b = append(b, seq.close...)
-		b = append(b, `,"total":`...)
-		b = strconv.AppendInt(b, int64(seq.total), 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(offset), 10)
-		if offset+n < seq.total {
-			b = append(b, `,"next_offset":`...)
-			b = strconv.AppendInt(b, int64(offset+n), 10)
-		}
-		return append(b, '}')
-	}
-	fitsBytes := func(n int) bool { return n <= len(ends) && len(build(n)) <= s.threshold }
+	e := encoded{head: s.head, open: seq.open, close: seq.close, total: seq.total, offset: offset, threshold: s.threshold, body: body, ends: ends}
 	if q.MaxTokens == nil {
-		if !fitsBytes(want) {
-			return Answer{}, s.tooLarge(mostThatFit(want, fitsBytes), offset, unit)
+		if !e.fitsBytes(want) {
+			return Answer{}, s.tooLarge(mostThatFit(want, e.fitsBytes), offset, unit)
 		}
-		return Answer{JSON: build(want)}, nil
+		return Answer{JSON: e.build(want)}, nil
 	}
-	budget := *q.MaxTokens
+	return s.fitTokens(&e, want, unit)
+}
+
+// bounds is where a run of a sequence of total elements starts, from the
+// query's offset or page, and the most elements it gives: the query's
+// limit, or def. An offset or a page past the end is an error, which
+// counts the elements in unit.
+func (s *slicer) bounds(total, def int, unit string) (offset, limit int, err error) {
+	q := s.q
+	limit = def
+	if q.Limit != nil {
+		limit = *q.Limit
+	}
+	switch {
+	case q.Offset != nil:
+		offset = *q.Offset
+	case q.Page != nil:
+		// Past the last page, written so that no product can overflow.
+		if *q.Page > 1 && (total == 0 || *q.Page-1 > (total-1)/limit) {
+			pages := (total + limit - 1) / limit
+			return 0, 0, toolerr.Invalid("page %d is past the end: the value at %s has %d %s, %d pages of %d", *q.Page, s.path(), total, unit, pages, limit)
+		}
+		offset = (*q.Page - 1) * limit
+	}
+	if offset > total {
+		return 0, 0, toolerr.Invalid("offset %d is past the end: the value at %s has %d %s", offset, s.path(), total, unit)
+	}
+	return offset, limit, nil
+}
+
+// fitTokens answers with as many of the want elements of e as max_tokens
+// allows (and the threshold), counting the answer's tokens; an error when
+// not even one fits.
+func (s *slicer) fitTokens(e *encoded, want int, unit string) (Answer, error) {
+	budget := *s.q.MaxTokens
 	if want == 0 {
-		b := build(0)
+		b := e.build(0)
 		if n := s.counter.Count(string(b)); n > budget {
 			return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for this answer: it needs %d; retry with max_tokens of %d or more", budget, n, n)
 		}
 		return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
 	}
-	if !fitsBytes(1) {
-		return Answer{}, s.tooLarge(0, offset, unit)
+	if !e.fitsBytes(1) {
+		return Answer{}, s.tooLarge(0, e.offset, unit)
 	}
-	tokens := func(n int) int { return s.counter.Count(string(build(n))) }
-	if need := tokens(1); need > budget {
+	if need := e.tokens(s.counter, 1); need > budget {
 		return Answer{}, toolerr.New(toolerr.CodeBudgetTooSmall, "max_tokens %d is too small for one of the %s at %s: it needs %d; retry with max_tokens of %d or more", budget, unit, s.path(), need, need)
 	}
-	n := mostThatFit(want, func(n int) bool { return fitsBytes(n) && tokens(n) <= budget })
-	b := build(n)
+	n := mostThatFit(want, func(n int) bool { return e.fitsBytes(n) && e.tokens(s.counter, n) <= budget })
+	b := e.build(n)
 	return Answer{JSON: b, Tokens: s.counter.Count(string(b))}, nil
+}
+
+// encoded is a run of a sequence's elements from offset, each encoded
+// once, that answers of any number of them are built from.
+type encoded struct {
+	head        []byte // {"path":"…"
+	open, close string // the sequence's
+	total       int    // the sequence's elements
+	offset      int
+	threshold   int    // the most bytes an answer holds
+	body        []byte // the elements, separated
+	ends        []int  // ends[i] is where the i-th element ends in body
+}
+
+// build is the answer that gives the first n elements of e.
+func (e *encoded) build(n int) []byte {
+	b := append(append([]byte(nil), e.head...), `,"value":`...)
+	b = append(b, e.open...)
+	if n > 0 {
+		b = append(b, e.body[:e.ends[n-1]]...)
+	}
+	b = append(b, e.close...)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(e.total), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(e.offset), 10)
+	if e.offset+n < e.total {
+		b = append(b, `,"next_offset":`...)
+		b = strconv.AppendInt(b, int64(e.offset+n), 10)
+	}
+	return append(b, '}')
+}
+
+// fitsBytes reports whether the answer of the first n elements was
+// encoded and is within the threshold.
+func (e *encoded) fitsBytes(n int) bool {
+	return n <= len(e.ends) && len(e.build(n)) <= e.threshold
+}
+
+// tokens is the token count, as c counts, of the answer of the first n
+// elements.
+func (e *encoded) tokens(c pager.Counter, n int) int {
+	return c.Count(string(e.build(n)))
 }
 
 // tooLarge is the error for a slice over the threshold, naming the largest

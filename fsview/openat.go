@@ -79,11 +79,7 @@ func openat(dir int, name string, flag int) (int, error) {
 func (r *root) resolve(rel string) (string, *statInfo, error) {
 	var done []string
 	var dirs []int // dirs[i] is open on done[:i+1], while a component follows it
-	defer func() {
-		for _, fd := range dirs {
-			unix.Close(fd)
-		}
-	}()
+	defer func() { closeAll(dirs) }()
 	at := func() int {
 		if len(dirs) == 0 {
 			return r.fd
@@ -100,13 +96,9 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 		case ".":
 			continue
 		case "..":
-			if len(done) == 0 {
-				return "", nil, errEscape
-			}
-			done = done[:len(done)-1]
-			if len(dirs) > len(done) {
-				unix.Close(dirs[len(dirs)-1])
-				dirs = dirs[:len(dirs)-1]
+			var err error
+			if done, dirs, err = up(done, dirs); err != nil {
+				return "", nil, err
 			}
 			last = nil
 			continue
@@ -119,29 +111,20 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 			if hops++; hops > maxSymlinks {
 				return "", nil, errors.New("too many symlinks")
 			}
-			target, err := readlinkAt(at(), c)
+			target, fromRoot, err := r.linkTarget(at(), c)
 			if err != nil {
 				return "", nil, err
 			}
-			if filepath.IsAbs(target) {
-				rel, ok := within(r.path, filepath.Clean(target))
-				if !ok {
-					return "", nil, errEscape
-				}
-				for _, fd := range dirs {
-					unix.Close(fd)
-				}
-				done, dirs, target = nil, nil, rel
+			if fromRoot {
+				closeAll(dirs)
+				done, dirs = nil, nil
 			}
 			todo = append(split(filepath.ToSlash(target)), todo...)
 			last = nil
 			continue
 		}
 		if len(todo) > 0 {
-			if !info.IsDir() {
-				return "", nil, fs.ErrNotExist
-			}
-			fd, err := openat(at(), c, dirFlags)
+			fd, err := openDir(at(), c, info)
 			if err != nil {
 				return "", nil, err
 			}
@@ -150,24 +133,90 @@ func (r *root) resolve(rel string) (string, *statInfo, error) {
 		done = append(done, c)
 		last = info
 	}
+	return r.resolved(done, last)
+}
+
+// closeAll closes the directories dirs.
+func closeAll(dirs []int) {
+	for _, fd := range dirs {
+		unix.Close(fd)
+	}
+}
+
+// up goes back up one component of a resolve, for "..": done are the
+// components resolved, and dirs the directories open on them (see
+// resolve). It never goes above the root.
+func up(done []string, dirs []int) ([]string, []int, error) {
+	if len(done) == 0 {
+		return done, dirs, errEscape
+	}
+	done = done[:len(done)-1]
+	if len(dirs) > len(done) {
+		unix.Close(dirs[len(dirs)-1])
+		dirs = dirs[:len(dirs)-1]
+	}
+	return done, dirs, nil
+}
+
+// linkTarget is the target of the symlink name in the open directory dir;
+// fromRoot when the target is absolute: then it is given relative to the
+// root, which it must lie inside, to resolve from there.
+func (r *root) linkTarget(dir int, name string) (target string, fromRoot bool, err error) {
+	target, err = readlinkAt(dir, name)
+	if err != nil {
+		return "", false, err
+	}
+	if !filepath.IsAbs(target) {
+		return target, false, nil
+	}
+	rel, ok := within(r.path, filepath.Clean(target))
+	if !ok {
+		return "", false, errEscape
+	}
+	return rel, true, nil
+}
+
+// openDir opens the entry name, whose Lstat is info, of the open directory
+// dir, for a resolve to go on into: it must be a directory.
+func openDir(dir int, name string, info *statInfo) (int, error) {
+	if !info.IsDir() {
+		return -1, fs.ErrNotExist
+	}
+	return openat(dir, name, dirFlags)
+}
+
+// resolved is what resolve returns once it resolved the components done:
+// their path, and last, the Lstat of the last one; when last is nil, the
+// stat of the directory the path names, taken now.
+func (r *root) resolved(done []string, last *statInfo) (string, *statInfo, error) {
 	resolved := path.Join(done...)
 	if resolved == "" {
 		resolved = "."
 	}
 	if last == nil {
 		// Ended on a directory reached by "..", or on the root.
-		fd, err := r.open(resolved, dirFlags)
-		if err != nil {
+		var err error
+		if last, err = r.statDir(resolved); err != nil {
 			return "", nil, err
 		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			return "", nil, err
-		}
-		last = &statInfo{name: path.Base(resolved), st: st}
 	}
 	return resolved, last, nil
+}
+
+// statDir is the stat of the directory rel, a path with no symlink in it,
+// opened from the root: for a resolve that ended on a directory without
+// its Lstat.
+func (r *root) statDir(rel string) (*statInfo, error) {
+	fd, err := r.open(rel, dirFlags)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	return &statInfo{name: path.Base(rel), st: st}, nil
 }
 
 // statAt is the Lstat of the entry name of the open directory dir.

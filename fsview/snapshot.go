@@ -449,54 +449,9 @@ func (v *FS) readOpen(ctx context.Context, f File, fd int, info *statInfo, text 
 	if ver != nil {
 		h = blake3.New()
 	}
-	// A small file needs no more than its size (one byte more, to see EOF
-	// in one read). A file that holds more than it said (one that grows
-	// meanwhile, or a /proc file of size 0) fills the buffer, which then
-	// doubles up to readBuf.
-	chunk := int(min(int64(readBuf), info.Size()+1))
-	buf := make([]byte, chunk+utf8.UTFMax)
-	carry := 0 // bytes of an unfinished code point kept at buf[:carry]
-	var pos int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := readFD(fd, buf[carry:carry+chunk])
-		if n > 0 {
-			fresh := buf[carry : carry+n]
-			if h != nil {
-				h.Write(fresh)
-			}
-			if each != nil {
-				each(pos, fresh)
-			}
-			pos += int64(n)
-			if text && v.opt.MaxFileBytes > 0 && pos > v.opt.MaxFileBytes {
-				// Growing while it is read: stop at the cap.
-				return fmt.Errorf("%w: %s grew over the %d-byte cap while it was read", ErrTooLarge, f.URI, v.opt.MaxFileBytes)
-			}
-			if text {
-				data := buf[:carry+n]
-				done := len(data) - incompleteTail(data)
-				if !IsText(data[:done]) {
-					return fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, f.URI)
-				}
-				carry = copy(buf, data[done:])
-			}
-			if n == chunk && chunk < readBuf {
-				chunk = min(2*chunk, readBuf)
-				buf = append(buf[:carry:carry], make([]byte, chunk+utf8.UTFMax-carry)...)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", f.URI, err)
-		}
-		if n == 0 {
-			break
-		}
-	}
-	if text && carry > 0 {
-		return fmt.Errorf("%w: %s ends inside a UTF-8 sequence", ErrNotText, f.URI)
+	pos, err := v.readChunks(ctx, f.URI, fd, info.Size(), text, h, each)
+	if err != nil {
+		return err
 	}
 	*size = pos
 	if ver == nil {
@@ -509,6 +464,76 @@ func (v *FS) readOpen(ctx context.Context, f File, fd int, info *statInfo, text 
 		v.shared.versions.store(&after, *ver, text, started)
 	}
 	return nil
+}
+
+// readChunks reads the file uri, open as fd and size bytes long when it
+// was opened, to its end, a chunk at a time: each chunk goes to h, when
+// not nil, and to each, and when text is set is checked to be text within
+// the size cap (see checkText). It returns how many bytes it read.
+func (v *FS) readChunks(ctx context.Context, uri string, fd int, size int64, text bool, h *blake3.Hasher, each func(pos int64, b []byte)) (int64, error) {
+	// A small file needs no more than its size (one byte more, to see EOF
+	// in one read). A file that holds more than it said (one that grows
+	// meanwhile, or a /proc file of size 0) fills the buffer, which then
+	// doubles up to readBuf.
+	chunk := int(min(int64(readBuf), size+1))
+	buf := make([]byte, chunk+utf8.UTFMax)
+	carry := 0 // bytes of an unfinished code point kept at buf[:carry]
+	var pos int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		n, err := readFD(fd, buf[carry:carry+chunk])
+		if n > 0 {
+			fresh := buf[carry : carry+n]
+			if h != nil {
+				h.Write(fresh)
+			}
+			if each != nil {
+				each(pos, fresh)
+			}
+			pos += int64(n)
+			if text {
+				var bad error
+				if carry, bad = v.checkText(uri, buf[:carry+n], pos); bad != nil {
+					return 0, bad
+				}
+			}
+			if n == chunk && chunk < readBuf {
+				chunk = min(2*chunk, readBuf)
+				buf = append(buf[:carry:carry], make([]byte, chunk+utf8.UTFMax-carry)...)
+			}
+		}
+		if err != nil {
+			return 0, fmt.Errorf("reading %s: %w", uri, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if text && carry > 0 {
+		return 0, fmt.Errorf("%w: %s ends inside a UTF-8 sequence", ErrNotText, uri)
+	}
+	return pos, nil
+}
+
+// checkText checks the bytes of the file uri read so far, pos of them,
+// for a text read, as a chunk ends them in data (which starts with the
+// bytes of an unfinished code point the chunk before left): pos must be
+// within the size cap, which a file growing while it is read may pass, and
+// data text up to an unfinished code point at its end. That code point is
+// moved to the start of data, for the next chunk to finish, and its length
+// returned.
+func (v *FS) checkText(uri string, data []byte, pos int64) (int, error) {
+	if v.opt.MaxFileBytes > 0 && pos > v.opt.MaxFileBytes {
+		// Growing while it is read: stop at the cap.
+		return 0, fmt.Errorf("%w: %s grew over the %d-byte cap while it was read", ErrTooLarge, uri, v.opt.MaxFileBytes)
+	}
+	done := len(data) - incompleteTail(data)
+	if !IsText(data[:done]) {
+		return 0, fmt.Errorf("%w: %s is not valid UTF-8 or holds a NUL byte", ErrNotText, uri)
+	}
+	return copy(data, data[done:]), nil
 }
 
 // openFile opens f without following any symlink and without blocking,

@@ -217,12 +217,22 @@ type walkOptions struct {
 
 func (v *FS) walk(ctx context.Context, d File, o walkOptions, fn func(File, error) error) error {
 	o.start = d
-	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, v.rulesAbove(d), o, fn)
+	return v.walkDir(ctx, d, strings.TrimSuffix(d.Path, "/"), 1, v.rulesAbove(d), &o, fn)
+}
+
+// dirWalk is one directory of a walk: what each of its entries is judged
+// and named by.
+type dirWalk struct {
+	d      File       // the directory
+	handle *dirHandle // open on it
+	prefix string     // the name d's entries are given under: prefix/name
+	depth  int        // 1 for the directory walked, 2 below it, and so on
+	rules  ignoreRules
 }
 
 // walkDir walks the directory d; rules are the ignore rules of the
 // directories above it.
-func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rules ignoreRules, o walkOptions, fn func(File, error) error) error {
+func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rules ignoreRules, o *walkOptions, fn func(File, error) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -238,90 +248,134 @@ func (v *FS) walkDir(ctx context.Context, d File, prefix string, depth int, rule
 	if err != nil {
 		return fn(File{}, fmt.Errorf("listing %s: %w", d.URI, err))
 	}
-	start := 0
-	if o.after != "" {
-		// Names are sorted, and so are their paths (see comparePaths):
-		// skip those listed before at once.
-		start = sort.Search(len(names), func(i int) bool {
-			rel := path.Join(d.Rel, names[i])
-			return rel == o.after || strings.HasPrefix(o.after, rel+"/") || comparePaths(rel, o.after) >= 0
-		})
-	}
-	for i, name := range names[start:] {
+	w := dirWalk{d: d, handle: handle, prefix: prefix, depth: depth, rules: rules}
+	for i, name := range names[firstUnlisted(d, names, o.after):] {
 		if i%256 == 255 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		rel := name
-		if d.Rel != "." {
-			rel = d.Rel + "/" + name
-		}
-		report := true
-		if o.after != "" {
-			if rel == o.after || strings.HasPrefix(o.after, rel+"/") {
-				// Listed before; what it holds may not have been.
-				report = false
-			} else if comparePaths(rel, o.after) < 0 {
-				continue
-			}
-		}
-		abs := prefix + "/" + name
-		f, err := v.entry(d, dir, name, rel, abs)
-		link := err == nil && f.resolved != path.Join(d.resolved, name)
-		if err == nil {
-			by := rules.ignoredBy(path.Join(d.resolved, name), f.IsDir())
-			if by == nil && link && !f.IsDir() {
-				by = v.ignoredTarget(o.start, f)
-			}
-			if by != nil {
-				if o.skipped != nil && report {
-					o.skipped(by.skip(rel, f.IsDir()))
-				}
-				continue
-			}
-		}
-		switch {
-		case err != nil:
-			if err := fn(File{}, err); err != nil {
-				return err
-			}
-		case f.IsDir():
-			if link {
-				continue // a symlink to a directory
-			}
-			if o.dirs && report {
-				if err := fn(f, nil); err != nil {
-					return err
-				}
-			}
-			if o.maxDepth > 0 && depth >= o.maxDepth {
-				continue
-			}
-			if err := v.walkDir(ctx, f, abs, depth+1, rules, o, fn); err != nil {
-				return err
-			}
-		case !report:
-		case f.info.Mode().IsRegular():
-			if o.keep != nil && !o.keep(f) {
-				continue
-			}
-			switch {
-			case o.entry != nil && link:
-				err = o.entry(f, nil, name)
-			case o.entry != nil:
-				err = o.entry(f, handle, name)
-			default:
-				err = fn(f, nil)
-			}
-			if err != nil {
-				return err
-			}
-		default:
-			if err := fn(v.Regular(abs)); err != nil {
-				return err
-			}
+		if err := v.walkName(ctx, &w, name, o, fn); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// firstUnlisted is the index of the first of the sorted names of the
+// directory d that a listing resumed after the path after has not passed
+// over yet (0 when after is empty). Names are sorted, and so are their
+// paths (see comparePaths): those listed before are skipped at once.
+func firstUnlisted(d File, names []string, after string) int {
+	if after == "" {
+		return 0
+	}
+	return sort.Search(len(names), func(i int) bool {
+		_, listed := resumeAt(path.Join(d.Rel, names[i]), after)
+		return !listed
+	})
+}
+
+// resumeAt places rel, a path the walk comes to, against after, where a
+// resumed listing starts (none when empty). listed: rel came before after,
+// and so did what it holds, so the walk passes it over. report is false
+// when rel itself was listed before (it is after, or holds it) but what it
+// holds may not have been: the walk goes into it without reporting it.
+func resumeAt(rel, after string) (report, listed bool) {
+	switch {
+	case after == "":
+		return true, false
+	case rel == after || strings.HasPrefix(after, rel+"/"):
+		// Listed before; what it holds may not have been.
+		return false, false
+	case comparePaths(rel, after) < 0:
+		return false, true
+	}
+	return true, false
+}
+
+// walkName walks the entry name of the directory w: it gives fn the file
+// (or the error that hides it), or walks it when it is a directory, as the
+// options o say; what the ignore rules exclude is passed over.
+func (v *FS) walkName(ctx context.Context, w *dirWalk, name string, o *walkOptions, fn func(File, error) error) error {
+	rel := name
+	if w.d.Rel != "." {
+		rel = w.d.Rel + "/" + name
+	}
+	report, listed := resumeAt(rel, o.after)
+	if listed {
+		return nil
+	}
+	abs := w.prefix + "/" + name
+	f, err := v.entry(w.d, w.handle.fd, name, rel, abs)
+	if err != nil {
+		return fn(File{}, err)
+	}
+	resolved := path.Join(w.d.resolved, name)
+	link := f.resolved != resolved
+	if v.ignoredEntry(w, o, f, resolved, rel, link, report) {
+		return nil
+	}
+	switch {
+	case f.IsDir():
+		if link {
+			return nil // a symlink to a directory
+		}
+		return v.walkSubdir(ctx, w, f, abs, report, o, fn)
+	case !report:
+		return nil
+	case f.info.Mode().IsRegular():
+		return giveRegular(w, f, name, link, o, fn)
+	}
+	return fn(v.Regular(abs))
+}
+
+// ignoredEntry reports whether the ignore rules exclude the entry f of the
+// directory w, whose resolved path is resolved when it is no symlink (link
+// false): by that path, or, for a symlink to a file, by the path it leads
+// to. An entry excluded is told to o.skipped, unless it was listed before
+// (report false).
+func (v *FS) ignoredEntry(w *dirWalk, o *walkOptions, f File, resolved, rel string, link, report bool) bool {
+	by := w.rules.ignoredBy(resolved, f.IsDir())
+	if by == nil && link && !f.IsDir() {
+		by = v.ignoredTarget(o.start, f)
+	}
+	if by == nil {
+		return false
+	}
+	if o.skipped != nil && report {
+		o.skipped(by.skip(rel, f.IsDir()))
+	}
+	return true
+}
+
+// walkSubdir gives fn the directory f, found in the directory w as abs,
+// when the walk reports directories and f was not listed before (report),
+// and walks it unless w lies at the depth limit.
+func (v *FS) walkSubdir(ctx context.Context, w *dirWalk, f File, abs string, report bool, o *walkOptions, fn func(File, error) error) error {
+	if o.dirs && report {
+		if err := fn(f, nil); err != nil {
+			return err
+		}
+	}
+	if o.maxDepth > 0 && w.depth >= o.maxDepth {
+		return nil
+	}
+	return v.walkDir(ctx, f, abs, w.depth+1, w.rules, o, fn)
+}
+
+// giveRegular gives the regular file f, the entry name of the directory w
+// (a symlink when link), to o.entry, with w's handle to open it from or
+// with none for a symlink, or else to fn; unless o.keep rejects it.
+func giveRegular(w *dirWalk, f File, name string, link bool, o *walkOptions, fn func(File, error) error) error {
+	if o.keep != nil && !o.keep(f) {
+		return nil
+	}
+	switch {
+	case o.entry != nil && link:
+		return o.entry(f, nil, name)
+	case o.entry != nil:
+		return o.entry(f, w.handle, name)
+	}
+	return fn(f, nil)
 }
 
 // entry resolves the entry name of the directory d, open as dir, to what

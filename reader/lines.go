@@ -211,18 +211,8 @@ func (r *Reader) lines(ctx context.Context, b []byte, bLine int, eof bool, total
 	if !ok && !eof {
 		return nil, true, nil
 	}
+	budget := r.lineBudget(l, &req)
 	var ends []int // where each line of Text ends, when capped
-	// Tokens are counted only once the text could pass the cap: a token
-	// is at least one byte.
-	counting := false
-	tokens, footerBytes := 0, 0
-	if req.MaxTokens > 0 {
-		// Room for the longest footer this answer can have.
-		worst := Lines{URI: l.URI, Name: l.Name, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit, Numbered: req.Numbered}
-		footer := "\n" + req.footer(&worst)
-		footerBytes = len(footer)
-		tokens = r.counter.Count(footer)
-	}
 	for i := 0; i < n; i++ {
 		if i%256 == 255 && ctx.Err() != nil {
 			return nil, false, toolerr.From(ctx.Err())
@@ -233,38 +223,76 @@ func (r *Reader) lines(ctx context.Context, b []byte, bLine int, eof bool, total
 		} else if !eof {
 			return nil, true, nil
 		}
-		line := b[pos:end]
+		line := cutLong(b[pos:end], l.First+i, l, req.MaxLineChars)
 		pos = end
-		if req.MaxLineChars > 0 && len(line) > req.MaxLineChars {
-			if cut, ok := CutLine(line, req.MaxLineChars); ok {
-				line = cut
-				l.Cut = append(l.Cut, l.First+i)
-			}
-		}
 		if req.Numbered {
 			line = append(numberOf(l.First+i), line...)
 		}
 		if req.MaxTokens > 0 {
-			if !counting && len(l.Text)+len(line)+footerBytes > req.MaxTokens {
-				counting = true
-				tokens += r.counter.Count(string(l.Text))
-			}
-			if counting {
-				tokens += r.counter.Count(string(line))
-				if tokens > req.MaxTokens {
-					l.Capped = true
-					break
-				}
+			if !budget.fits(r, l, line, req.MaxTokens) {
+				l.Capped = true
+				break
 			}
 			ends = append(ends, len(l.Text)+len(line))
 		}
 		l.Text = append(l.Text, line...)
 		l.Count++
 	}
-	if counting {
+	if budget.counting {
 		r.capLines(l, ends, req)
 	}
 	return l, false, nil
+}
+
+// cutLong is line, line number n of the text l reads, cut after max code
+// points (see CutLine) when it is longer, its number then noted in l.Cut;
+// max 0 never cuts.
+func cutLong(line []byte, n int, l *Lines, max int) []byte {
+	if max > 0 && len(line) > max {
+		if cut, ok := CutLine(line, max); ok {
+			l.Cut = append(l.Cut, n)
+			return cut
+		}
+	}
+	return line
+}
+
+// tokenBudget is how a line read spends max tokens on the lines it gives
+// and their footer.
+type tokenBudget struct {
+	// counting: the text could pass the cap, and its tokens are counted.
+	// Tokens are counted only once it could: a token is at least one byte.
+	counting bool
+	// tokens counted so far; footerBytes, the longest footer's length.
+	tokens, footerBytes int
+}
+
+// lineBudget is the budget of a read of l's lines as req asks, with room
+// for the longest footer the answer can have; none when req has no max
+// tokens.
+func (r *Reader) lineBudget(l *Lines, req *LineRequest) tokenBudget {
+	if req.MaxTokens <= 0 {
+		return tokenBudget{}
+	}
+	worst := Lines{URI: l.URI, Name: l.Name, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit, Numbered: req.Numbered}
+	footer := "\n" + req.footer(&worst)
+	return tokenBudget{tokens: r.counter.Count(footer), footerBytes: len(footer)}
+}
+
+// fits spends the tokens of line, to follow l.Text, and reports whether
+// they fit within maxTokens.
+func (t *tokenBudget) fits(r *Reader, l *Lines, line []byte, maxTokens int) bool {
+	if !t.counting && len(l.Text)+len(line)+t.footerBytes > maxTokens {
+		t.counting = true
+		t.tokens += r.counter.Count(string(l.Text))
+	}
+	if t.counting {
+		t.tokens += r.counter.Count(string(line))
+		if t.tokens > maxTokens {
+			return false
+		}
+	}
+	return true
 }
 
 // numberOf is the number of a line as cat -n puts it before the line.

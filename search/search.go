@@ -114,13 +114,8 @@ func New(o Options) (*Searcher, error) {
 	if g.timeout <= 0 {
 		g.timeout = DefaultTimeout
 	}
-	switch {
-	case o.Pattern == "":
-		return nil, toolerr.Invalid("pattern is required and cannot be empty")
-	case g.context < 0 || g.context > MaxContext:
-		return nil, toolerr.Invalid("context must be between 0 and %d lines", MaxContext)
-	case g.max < 1 || g.max > MaxMatchesLimit:
-		return nil, toolerr.Invalid("max_matches must be between 1 and %d", MaxMatchesLimit)
+	if err := g.checkArgs(o.Pattern); err != nil {
+		return nil, err
 	}
 	if o.Literal && !o.IgnoreCase {
 		// Found by bytes.Index, in time linear in the text whatever its length.
@@ -134,18 +129,9 @@ func New(o Options) (*Searcher, error) {
 	if o.IgnoreCase {
 		expr = "(?i)" + expr
 	}
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err == nil {
-		var prog *syntax.Prog
-		if prog, err = syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) > MaxPatternInsts {
-			return nil, toolerr.Invalid("pattern is too complex: it compiles to %d instructions, and the most is %d; use a shorter pattern or smaller repeat counts", len(prog.Inst), MaxPatternInsts)
-		}
-	}
-	if err == nil {
-		g.line, err = regexp.Compile(expr)
-	}
-	if err != nil {
-		return nil, toolerr.Invalid("pattern is not a valid RE2 regular expression: %v; pass literal: true to search for plain text", err)
+	var err error
+	if g.line, err = compileLine(expr); err != nil {
+		return nil, err
 	}
 	// With ^ at every line, a line's match is also a match in a chunk of
 	// whole lines. $ is not (multi-line $ does not match before "\r\n"),
@@ -160,6 +146,40 @@ func New(o Options) (*Searcher, error) {
 		g.folded = foldedPrefix(o)
 	}
 	return g, nil
+}
+
+// checkArgs checks the pattern and g's bounds, as New took them, in the
+// order their errors are told.
+func (g *Searcher) checkArgs(pattern string) error {
+	switch {
+	case pattern == "":
+		return toolerr.Invalid("pattern is required and cannot be empty")
+	case g.context < 0 || g.context > MaxContext:
+		return toolerr.Invalid("context must be between 0 and %d lines", MaxContext)
+	case g.max < 1 || g.max > MaxMatchesLimit:
+		return toolerr.Invalid("max_matches must be between 1 and %d", MaxMatchesLimit)
+	}
+	return nil
+}
+
+// compileLine compiles expr, the regular expression matched against each
+// line, once its program is known to be within MaxPatternInsts.
+func compileLine(expr string) (*regexp.Regexp, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err == nil {
+		var prog *syntax.Prog
+		if prog, err = syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) > MaxPatternInsts {
+			return nil, toolerr.Invalid("pattern is too complex: it compiles to %d instructions, and the most is %d; use a shorter pattern or smaller repeat counts", len(prog.Inst), MaxPatternInsts)
+		}
+	}
+	var line *regexp.Regexp
+	if err == nil {
+		line, err = regexp.Compile(expr)
+	}
+	if err != nil {
+		return nil, toolerr.Invalid("pattern is not a valid RE2 regular expression: %v; pass literal: true to search for plain text", err)
+	}
+	return line, nil
 }
 
 // foldedPrefix is what every match of a case-insensitive search holds,
@@ -320,66 +340,21 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan *fileJob, workers)
-	order := make(chan *fileJob, 4*workers)
+	t := &treeSearch{g: g, fs: fs, dir: dir, glob: glob, jobs: make(chan *fileJob, workers), order: make(chan *fileJob, 4*workers)}
 	walked := make(chan error, 1)
-	files, matched := 0, 0 // written by the walker, read after it is done
-	var skipped fsview.Skips
 	go func() {
-		defer close(jobs)
-		defer close(order)
-		keep := func(f fsview.File) bool {
-			files++
-			if glob != nil && !glob.Match(f.RelTo(dir)) {
-				return false
-			}
-			matched++
-			return true
-		}
-		linked := map[string]bool{} // the files symlinks led to, by URI
-		walked <- fs.WalkFiles(ctx, dir.Path, skipped.Add, keep, func(f *fsview.Entry, err error) error {
-			if err != nil {
-				return nil // hidden: denied, or a symlink that leads out
-			}
-			if !searchedFirst(f, dir, glob, linked) {
-				f.Drop()
-				return nil
-			}
-			j := &fileJob{f: f, done: make(chan struct{})}
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				f.Drop()
-				return ctx.Err()
-			}
-			jobs <- j
-			return nil
-		})
+		defer close(t.jobs)
+		defer close(t.order)
+		walked <- t.walk(ctx)
 	}()
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
-			var buf []byte // each file is read into the memory of the one before
-			for j := range jobs {
-				if snap, err := fs.ReadEntry(ctx, j.f, buf); err == nil {
-					j.hits = g.file(ctx, fs.Name(j.f.File), snap.Window)
-					snap.Release()
-					if cap(snap.Window) <= maxKeptBuffer {
-						buf = snap.Window
-					}
-				}
-				close(j.done)
-			}
-		})
+		wg.Go(func() { t.work(ctx) })
 	}
-	for j := range order {
-		<-j.done
-		if j.hits != nil && out.add(g, j.hits) {
-			cancel(errFull)
-			break
-		}
+	if t.gather(out) {
+		cancel(errFull)
 	}
-	for j := range order {
+	for j := range t.order {
 		<-j.done // let the walker and the workers finish
 	}
 	wg.Wait()
@@ -392,14 +367,98 @@ func (g *Searcher) tree(ctx context.Context, fs *fsview.FS, dir fsview.File, glo
 	if err := ctx.Err(); err != nil && !errors.Is(context.Cause(ctx), errFull) {
 		return err
 	}
-	if glob != nil && matched == 0 && files > 0 && !out.Truncated {
-		out.Note = glob.Missed(files, "file", "files", dir.URI)
+	t.note(out)
+	return nil
+}
+
+// treeSearch is a tree search of dir, narrowed by glob: its walker gives
+// the files to search to jobs, for its workers, and to order, in walk
+// order, for the matches to be gathered.
+type treeSearch struct {
+	g           *Searcher
+	fs          *fsview.FS
+	dir         fsview.File
+	glob        *fsview.Glob
+	jobs, order chan *fileJob
+	// files and matched count the files walked and those glob matched:
+	// written by the walker, read after it is done.
+	files, matched int
+	skipped        fsview.Skips // what the ignore files kept from the walk
+}
+
+// walk walks the tree and gives each file to search, once, to the workers
+// and the gatherer.
+func (t *treeSearch) walk(ctx context.Context) error {
+	linked := map[string]bool{} // the files symlinks led to, by URI
+	return t.fs.WalkFiles(ctx, t.dir.Path, t.skipped.Add, t.keep, func(f *fsview.Entry, err error) error {
+		if err != nil {
+			return nil // hidden: denied, or a symlink that leads out
+		}
+		if !searchedFirst(f, t.dir, t.glob, linked) {
+			f.Drop()
+			return nil
+		}
+		j := &fileJob{f: f, done: make(chan struct{})}
+		select {
+		case t.order <- j:
+		case <-ctx.Done():
+			f.Drop()
+			return ctx.Err()
+		}
+		t.jobs <- j
+		return nil
+	})
+}
+
+// keep counts the file f the walk found, and reports whether the glob, if
+// any, matches it.
+func (t *treeSearch) keep(f fsview.File) bool {
+	t.files++
+	if t.glob != nil && !t.glob.Match(f.RelTo(t.dir)) {
+		return false
+	}
+	t.matched++
+	return true
+}
+
+// work searches the files of the jobs it takes until there are no more.
+func (t *treeSearch) work(ctx context.Context) {
+	var buf []byte // each file is read into the memory of the one before
+	for j := range t.jobs {
+		if snap, err := t.fs.ReadEntry(ctx, j.f, buf); err == nil {
+			j.hits = t.g.file(ctx, t.fs.Name(j.f.File), snap.Window)
+			snap.Release()
+			if cap(snap.Window) <= maxKeptBuffer {
+				buf = snap.Window
+			}
+		}
+		close(j.done)
+	}
+}
+
+// gather adds the matches of the files searched to out, in walk order,
+// until out is full, which it reports.
+func (t *treeSearch) gather(out *collected) (full bool) {
+	for j := range t.order {
+		<-j.done
+		if j.hits != nil && out.add(t.g, j.hits) {
+			return true
+		}
+	}
+	return false
+}
+
+// note tells in out's note why the search found nothing, when it can:
+// the glob matched none of the files walked, or the ignore files may have
+// kept the matches from it.
+func (t *treeSearch) note(out *collected) {
+	if t.glob != nil && t.matched == 0 && t.files > 0 && !out.Truncated {
+		out.Note = t.glob.Missed(t.files, "file", "files", t.dir.URI)
 	}
 	if len(out.Matches) == 0 && out.Note == "" {
 		// Nothing found: perhaps where the ignore files keep it.
-		out.Note = skipped.Note("not searched", "name one as path to search it")
+		out.Note = t.skipped.Note("not searched", "name one as path to search it")
 	}
-	return nil
 }
 
 // searchedFirst reports whether a tree search of dir, narrowed by glob,

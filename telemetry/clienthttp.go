@@ -213,50 +213,24 @@ func readHead(b []byte) (h requestHead, complete bool) {
 		if b[i] == '}' {
 			break
 		}
-		if b[i] != '"' {
-			return requestHead{}, true // not JSON
+		kind, start, final := memberKey(b, i)
+		if start < 0 {
+			return requestHead{}, final
 		}
-		end, escaped := stringEnd(b, i+1)
-		if end < 0 {
-			return requestHead{}, false
-		}
-		key := b[i+1 : end]
-		if escaped {
-			var k string
-			if json.Unmarshal(b[i:end+1], &k) != nil {
-				return requestHead{}, true
-			}
-			key = []byte(k)
-		}
-		if i = space(b, end+1); i >= len(b) {
-			return requestHead{}, false
-		}
-		if b[i] != ':' {
-			return requestHead{}, true
-		}
-		start := space(b, i+1)
-		switch string(key) {
-		case "result", "error":
+		if kind == responseMember {
 			return requestHead{}, true // a response
 		}
 		if i = skipValue(b, start); i < 0 || i >= len(b) {
 			return requestHead{}, false // cut within the value, or after it
 		}
-		switch string(key) {
-		case "id":
+		switch kind {
+		case idMember:
 			gotID = true
 			h.id, h.call = idValue(b[:i], start)
-		case "method":
-			end, escaped := stringEnd(b, start+1)
-			switch {
-			case b[start] != '"' || end < 0:
+		case methodMember:
+			var ok bool
+			if h.method, ok = methodValue(b, start); !ok {
 				return requestHead{}, true
-			case escaped:
-				if json.Unmarshal(b[start:end+1], &h.method) != nil {
-					return requestHead{}, true
-				}
-			default:
-				h.method = string(b[start+1 : end])
 			}
 		}
 		if i = space(b, i); i < len(b) && b[i] == ',' {
@@ -267,6 +241,74 @@ func readHead(b []byte) (h requestHead, complete bool) {
 		h.id = ""
 	}
 	return h, true
+}
+
+// memberKind is what readHead makes of an object member, by its key.
+type memberKind int
+
+const (
+	otherMember    memberKind = iota
+	idMember                  // "id"
+	methodMember              // "method"
+	responseMember            // "result" or "error": the message is a response
+)
+
+// kindOf is the kind of the member whose key, unescaped, is key.
+func kindOf(key []byte) memberKind {
+	switch string(key) {
+	case "id":
+		return idMember
+	case "method":
+		return methodMember
+	case "result", "error":
+		return responseMember
+	}
+	return otherMember
+}
+
+// memberKey reads the key of the object member at b[i] and the colon
+// after it: the member's kind, and where its value starts; or a start of
+// -1 when b cuts the member short (complete false) or it is not JSON.
+func memberKey(b []byte, i int) (kind memberKind, start int, complete bool) {
+	if b[i] != '"' {
+		return otherMember, -1, true // not JSON
+	}
+	end, escaped := stringEnd(b, i+1)
+	if end < 0 {
+		return otherMember, -1, false
+	}
+	key := b[i+1 : end]
+	if escaped {
+		var k string
+		if json.Unmarshal(b[i:end+1], &k) != nil {
+			return otherMember, -1, true
+		}
+		key = []byte(k)
+	}
+	if i = space(b, end+1); i >= len(b) {
+		return otherMember, -1, false
+	}
+	if b[i] != ':' {
+		return otherMember, -1, true
+	}
+	return kindOf(key), space(b, i+1), true
+}
+
+// methodValue is the method whose value, whole in b, starts at b[start];
+// ok is false when it is no string.
+func methodValue(b []byte, start int) (string, bool) {
+	end, escaped := stringEnd(b, start+1)
+	switch {
+	case b[start] != '"' || end < 0:
+		return "", false
+	case escaped:
+		var method string
+		if json.Unmarshal(b[start:end+1], &method) != nil {
+			return "", false
+		}
+		return method, true
+	}
+	return string(b[start+1 : end]), true
 }
 
 // readRequest is the JSON-RPC request r's body carries, nil when it

@@ -87,6 +87,18 @@ func lastID(body []byte) (id string, ok, last bool) {
 	if end == 0 {
 		return "", false, false
 	}
+	start := lastValueStart(body, end)
+	if start < 0 || !idKeyBefore(body, start) {
+		return "", false, false
+	}
+	id, ok = idValue(body[:end], start)
+	return id, ok, true
+}
+
+// lastValueStart is where the value that ends at body[end-1] starts, read
+// backward: a string's opening quote, a number's first byte; -1 for any
+// other value, which no id is.
+func lastValueStart(body []byte, end int) int {
 	start := end - 1
 	switch c := body[start]; {
 	case c == '"':
@@ -97,29 +109,30 @@ func lastID(body []byte) (id string, ok, last bool) {
 				break
 			}
 		}
-		if start < 0 {
-			return "", false, false
-		}
+		return start // -1 when there is none
 	case '0' <= c && c <= '9':
 		for start > 0 && isNumberByte(body[start-1]) {
 			start--
 		}
-	default:
-		return "", false, false
+		return start
 	}
+	return -1
+}
+
+// idKeyBefore reports whether the value at body[start] is the value of a
+// member "id", read backward: a colon, the key, and before it the comma
+// or the brace that opens the member.
+func idKeyBefore(body []byte, start int) bool {
 	colon := spaceBack(body, start)
 	if colon == 0 || body[colon-1] != ':' {
-		return "", false, false
+		return false
 	}
 	key := spaceBack(body, colon-1)
 	if key < 4 || string(body[key-4:key]) != `"id"` || backslashes(body, key-4)%2 != 0 {
-		return "", false, false
+		return false
 	}
-	if before := spaceBack(body, key-4); before == 0 || (body[before-1] != ',' && body[before-1] != '{') {
-		return "", false, false
-	}
-	id, ok = idValue(body[:end], start)
-	return id, ok, true
+	before := spaceBack(body, key-4)
+	return before > 0 && (body[before-1] == ',' || body[before-1] == '{')
 }
 
 // spaceBack is the index just past the last byte before i that is not

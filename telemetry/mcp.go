@@ -219,76 +219,97 @@ func (op Operation) attrs(server, metric bool) []attribute.KeyValue {
 	if metric {
 		room = 8
 	}
-	list := make([]attribute.KeyValue, 0, room)
-	// add adds kv to the span's, and to the metric's unless spanOnly.
-	add := func(kv attribute.KeyValue, spanOnly bool) {
-		if !metric || !spanOnly {
-			list = append(list, kv)
-		}
-	}
-	// other adds kv to the metric's alone.
-	other := func(kv attribute.KeyValue) {
-		if metric {
-			list = append(list, kv)
-		}
-	}
-	add(semconv.McpMethodNameKey.String(op.Method), true)
-	if op.Tool != "" {
-		add(semconv.GenAIToolName(op.Tool), op.Unknown)
-		add(semconv.GenAIOperationNameExecuteTool, false)
-	}
-	if op.Prompt != "" {
-		add(semconv.GenAIPromptName(op.Prompt), op.Unknown)
-	}
-	if op.Unknown {
-		if op.Tool != "" {
-			other(semconv.GenAIToolName(Other))
-		} else if op.Prompt != "" {
-			other(semconv.GenAIPromptName(Other))
-		}
-	}
+	a := attrList{list: make([]attribute.KeyValue, 0, room), metric: metric}
+	a.add(semconv.McpMethodNameKey.String(op.Method), true)
+	a.target(&op)
 	if op.ResourceURI != "" {
-		add(semconv.McpResourceURI(op.ResourceURI), true)
+		a.add(semconv.McpResourceURI(op.ResourceURI), true)
 	}
 	if op.ProtocolVersion != "" {
 		// A version a client makes up is no series of its own.
 		known := knownVersion(op.ProtocolVersion)
-		add(semconv.McpProtocolVersion(op.ProtocolVersion), !known)
+		a.add(semconv.McpProtocolVersion(op.ProtocolVersion), !known)
 		if !known {
-			other(semconv.McpProtocolVersion(Other))
+			a.other(semconv.McpProtocolVersion(Other))
 		}
 	}
 	if op.SessionID != "" {
-		add(semconv.McpSessionID(op.SessionID), true)
+		a.add(semconv.McpSessionID(op.SessionID), true)
 	}
 	if op.Transport != "" {
-		add(semconv.NetworkTransportKey.String(op.Transport), false)
+		a.add(semconv.NetworkTransportKey.String(op.Transport), false)
 	}
 	if op.RequestID != "" {
-		add(semconv.JSONRPCRequestID(op.RequestID), true)
+		a.add(semconv.JSONRPCRequestID(op.RequestID), true)
 	}
 	if op.Network != "" {
-		add(semconv.NetworkProtocolName(op.Network), false)
+		a.add(semconv.NetworkProtocolName(op.Network), false)
 		if op.NetworkVersion != "" {
-			add(semconv.NetworkProtocolVersion(op.NetworkVersion), false)
+			a.add(semconv.NetworkProtocolVersion(op.NetworkVersion), false)
 		}
 	}
-	if op.Address != "" {
-		// A client's address is on its span only; the upstream a
-		// request went to is a series of its metric too.
-		if server {
-			add(semconv.ClientAddress(op.Address), true)
-			if op.Port > 0 {
-				add(semconv.ClientPort(op.Port), true)
-			}
-		} else {
-			add(semconv.ServerAddress(op.Address), false)
-			if op.Port > 0 {
-				add(semconv.ServerPort(op.Port), false)
-			}
+	a.peer(&op, server)
+	return a.list
+}
+
+// attrList gathers the attributes of an operation's metric (metric) or of
+// its span.
+type attrList struct {
+	list   []attribute.KeyValue
+	metric bool
+}
+
+// add adds kv to the span's, and to the metric's unless spanOnly.
+func (a *attrList) add(kv attribute.KeyValue, spanOnly bool) {
+	if !a.metric || !spanOnly {
+		a.list = append(a.list, kv)
+	}
+}
+
+// other adds kv to the metric's alone.
+func (a *attrList) other(kv attribute.KeyValue) {
+	if a.metric {
+		a.list = append(a.list, kv)
+	}
+}
+
+// target adds the tool or the prompt op names: by its name on the span,
+// and on the metric unless it is unknown (then it is Other there).
+func (a *attrList) target(op *Operation) {
+	if op.Tool != "" {
+		a.add(semconv.GenAIToolName(op.Tool), op.Unknown)
+		a.add(semconv.GenAIOperationNameExecuteTool, false)
+	}
+	if op.Prompt != "" {
+		a.add(semconv.GenAIPromptName(op.Prompt), op.Unknown)
+	}
+	if op.Unknown {
+		if op.Tool != "" {
+			a.other(semconv.GenAIToolName(Other))
+		} else if op.Prompt != "" {
+			a.other(semconv.GenAIPromptName(Other))
 		}
 	}
-	return list
+}
+
+// peer adds op's peer, of a request received (server) or sent.
+func (a *attrList) peer(op *Operation, server bool) {
+	if op.Address == "" {
+		return
+	}
+	// A client's address is on its span only; the upstream a
+	// request went to is a series of its metric too.
+	if server {
+		a.add(semconv.ClientAddress(op.Address), true)
+		if op.Port > 0 {
+			a.add(semconv.ClientPort(op.Port), true)
+		}
+	} else {
+		a.add(semconv.ServerAddress(op.Address), false)
+		if op.Port > 0 {
+			a.add(semconv.ServerPort(op.Port), false)
+		}
+	}
 }
 
 // StartServer starts the span of a request folio received, continuing the
