@@ -146,11 +146,11 @@ func foldedResult(folded *fold.Folded) *mcp.CallToolResult {
 // the tool (see admitFolded). Anything else (errors, images, audio,
 // resources, several texts) goes as it came. A tool whose large answers
 // are sent whole is named once in the log, with the reason.
-func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
+func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, cs *catalogState, tool *mcp.Tool, res *mcp.CallToolResult) *mcp.CallToolResult {
 	data, why := foldable(res)
 	if data == nil {
 		if answerSize(res) > s.cfg.Fold.Threshold() {
-			s.sentWhole(tool, why)
+			s.sentWhole(cs, tool, why)
 		}
 		return res
 	}
@@ -161,14 +161,14 @@ func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, too
 	if !ok {
 		return res
 	}
-	out, err := s.outputChecker(tool)
+	out, err := s.outputChecker(cs, tool)
 	if err != nil {
-		s.sentWhole(tool, err.Error())
+		s.sentWhole(cs, tool, err.Error())
 		return res
 	}
 	folded, err := s.cfg.Fold.Fold(ctx, owner, data, out)
 	if err != nil {
-		s.sentWhole(tool, err.Error())
+		s.sentWhole(cs, tool, err.Error())
 		return res
 	}
 	return foldedResult(folded)
@@ -178,28 +178,28 @@ func (s *Server) foldUpstream(ctx context.Context, req *mcp.CallToolRequest, too
 // upstream tool (nil for none), compiled once per tool definition: a
 // schema folio cannot judge is an error, since the client might judge it
 // and refuse the folded form.
-func (s *Server) outputChecker(tool *mcp.Tool) (*schema.Checker, error) {
+func (s *Server) outputChecker(cs *catalogState, tool *mcp.Tool) (*schema.Checker, error) {
 	type compiled struct {
 		c   *schema.Checker
 		err error
 	}
-	if v, ok := s.outputs.Load(tool); ok {
+	if v, ok := cs.outputs.Load(tool); ok {
 		return v.(compiled).c, v.(compiled).err
 	}
 	var c compiled
-	if out := s.advertised(tool).OutputSchema; out != nil {
+	if out := s.advertised(cs, tool).OutputSchema; out != nil {
 		raw, _ := json.Marshal(out)
 		if c.c, c.err = schema.Compile(raw); c.err != nil {
 			c.err = fmt.Errorf("the output schema: %w", c.err)
 		}
 	}
-	v, _ := s.outputs.LoadOrStore(tool, c)
+	v, _ := cs.outputs.LoadOrStore(tool, c)
 	return v.(compiled).c, v.(compiled).err
 }
 
 // sentWhole logs, once per tool, why its large answers are sent whole.
-func (s *Server) sentWhole(tool *mcp.Tool, why string) {
-	if _, warned := s.unfoldable.LoadOrStore(tool.Name, true); !warned {
+func (s *Server) sentWhole(cs *catalogState, tool *mcp.Tool, why string) {
+	if _, warned := cs.unfoldable.LoadOrStore(tool.Name, true); !warned {
 		s.log.Warn("answers of this tool are sent whole: they could not be folded", "tool", tool.Name, "why", why)
 	}
 }

@@ -35,7 +35,7 @@ func (s *Server) outgoing(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		if list, ok := res.(*mcp.ListToolsResult); ok {
-			return s.toolList(list), nil
+			return s.toolList(ctx, req, list), nil
 		}
 		if ss, ok := req.GetSession().(*mcp.ServerSession); !ok || !sessionlessEra(ss) {
 			return res, nil
@@ -102,13 +102,13 @@ func withResultType[R any, P interface {
 // and the schemas as advertised (which differ from the upstream's by
 // folio's additions: the X_uri arguments that take references, and the
 // folded form its output schema admits).
-func (s *Server) offered(t upstream.Tool) (*mcp.Tool, json.RawMessage) {
-	ad := s.advertised(t.Def)
-	if v, ok := s.definitions.Load(ad); ok {
+func (s *Server) offered(cs *catalogState, t upstream.Tool) (*mcp.Tool, json.RawMessage) {
+	ad := s.advertised(cs, t.Def)
+	if v, ok := cs.definitions.Load(ad); ok {
 		return ad, v.(json.RawMessage)
 	}
 	def := definition(t.Raw, ad)
-	v, _ := s.definitions.LoadOrStore(ad, def)
+	v, _ := cs.definitions.LoadOrStore(ad, def)
 	return ad, v.(json.RawMessage)
 }
 
@@ -154,10 +154,18 @@ func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
 
 // toolList is list, with the upstream tools among its tools written as
 // offered gives them; list itself when there are none.
-func (s *Server) toolList(list *mcp.ListToolsResult) mcp.Result {
+func (s *Server) toolList(ctx context.Context, req mcp.Request, list *mcp.ListToolsResult) mcp.Result {
+	if s.cfg.Gateway == nil {
+		return list
+	}
+	catalog, err := s.sessionCatalog(ctx, req.GetSession())
+	if err != nil {
+		return list
+	}
+	cs := s.stateOf(catalog)
 	var defs map[*mcp.Tool]json.RawMessage
 	for _, t := range list.Tools {
-		if v, ok := s.definitions.Load(t); ok {
+		if v, ok := cs.definitions.Load(t); ok {
 			if defs == nil {
 				defs = map[*mcp.Tool]json.RawMessage{}
 			}

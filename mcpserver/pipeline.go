@@ -132,7 +132,7 @@ func (s *Server) foldAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		if tool, ok := catalog.Lookup(name); ok {
-			return s.foldUpstream(ctx, call, tool.Def, answer), nil
+			return s.foldUpstream(ctx, call, s.stateOf(catalog), tool.Def, answer), nil
 		}
 		return res, err
 	}

@@ -154,10 +154,11 @@ func (s *Server) referenceArgs(ctx context.Context, call *mcp.CallToolRequest) (
 	if !ok {
 		return nil, nil
 	}
-	v, ok := s.referables.Load(tool.Def)
+	cs := s.stateOf(catalog)
+	v, ok := cs.referables.Load(tool.Def)
 	if !ok {
 		_, props := inputProperties(tool.Def)
-		v, _ = s.referables.LoadOrStore(tool.Def, referable(props))
+		v, _ = cs.referables.LoadOrStore(tool.Def, referable(props))
 	}
 	return v.(map[string]string), nil
 }
@@ -426,8 +427,8 @@ func cutURI(uri string) string {
 // when they do not fit. A schema folio cannot judge within its bounds
 // (see package schema) is passed over, and logged once: the upstream
 // judges.
-func (s *Server) checkArgs(ctx context.Context, def *mcp.Tool, args json.RawMessage) error {
-	v, ok := s.schemas.Load(def)
+func (s *Server) checkArgs(ctx context.Context, cs *catalogState, def *mcp.Tool, args json.RawMessage) error {
+	v, ok := cs.schemas.Load(def)
 	if !ok {
 		raw, err := json.Marshal(def.InputSchema)
 		var c *schema.Checker
@@ -437,7 +438,7 @@ func (s *Server) checkArgs(ctx context.Context, def *mcp.Tool, args json.RawMess
 		if err != nil {
 			s.log.Warn("arguments of this tool are not checked: the upstream judges them", "tool", def.Name, "err", err)
 		}
-		v, _ = s.schemas.LoadOrStore(def, c)
+		v, _ = cs.schemas.LoadOrStore(def, c)
 	}
 	c := v.(*schema.Checker)
 	if c == nil {

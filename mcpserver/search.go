@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,41 +61,30 @@ var findToolsDescription = fmt.Sprintf(`Find upstream tools for a task, describe
 // searchState is what search mode knows of one catalog: whether it is on
 // for it, and the index of the tools it does not list.
 type searchState struct {
-	catalog *upstream.Catalog
-	on      bool
-	tokens  int // of the tools it does not list, in tools/list
-	hidden  []upstream.Tool
-	index   *toolsearch.Index
+	on     bool
+	tokens int // of the tools it does not list, in tools/list
+	hidden []upstream.Tool
+	index  *toolsearch.Index
 }
 
-// searchCache holds the states of the catalogs asked about last:
-// catalogs change when a rediscovery says so, and an index is built once
-// for each (sessions of the older era keep the catalog they started with,
-// so a few live at once).
-type searchCache struct {
-	mu     sync.Mutex
-	states []*searchState // newest last, at most maxSearchStates
-}
-
-// maxSearchStates bounds the catalogs whose search state is kept.
-const maxSearchStates = 8
-
-// searchFor is the search state of catalog c.
+// searchFor is the search state of catalog c, made once with the
+// catalog's state (sessions of the older era keep the catalog they
+// started with, so a few live at once).
 func (s *Server) searchFor(c *upstream.Catalog) *searchState {
-	s.search.mu.Lock()
-	defer s.search.mu.Unlock()
-	for _, st := range s.search.states {
-		if st.catalog == c {
-			return st
-		}
-	}
-	st := &searchState{catalog: c}
+	cs := s.stateOf(c)
+	cs.searchOnce.Do(func() { cs.search = s.newSearchState(cs, c) })
+	return cs.search
+}
+
+// newSearchState is the search state of catalog c, whose state is cs.
+func (s *Server) newSearchState(cs *catalogState, c *upstream.Catalog) *searchState {
+	st := &searchState{}
 	var docs []toolsearch.Doc
 	for _, t := range c.Tools {
 		if s.cfg.Gateway.AlwaysListed(t) {
 			continue
 		}
-		ad, b := s.offered(t)
+		ad, b := s.offered(cs, t)
 		st.tokens += s.cfg.Counter.Count(string(b))
 		st.hidden = append(st.hidden, t)
 		schema, _ := json.Marshal(ad.InputSchema)
@@ -111,21 +99,17 @@ func (s *Server) searchFor(c *upstream.Catalog) *searchState {
 	if st.on {
 		st.index = toolsearch.New(docs)
 	}
-	if len(s.search.states) == maxSearchStates {
-		s.search.states = s.search.states[1:]
-	}
-	s.search.states = append(s.search.states, st)
 	return st
 }
 
 // listed is the upstream tools tools/list offers of catalog c: all of
 // them, or in search mode those always listed and the meta-tools.
 func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
-	st := s.searchFor(c)
+	st, cs := s.searchFor(c), s.stateOf(c)
 	var out []*mcp.Tool
 	for _, t := range c.Tools {
 		if !st.on || s.cfg.Gateway.AlwaysListed(t) {
-			ad, _ := s.offered(t)
+			ad, _ := s.offered(cs, t)
 			out = append(out, ad)
 		}
 	}
@@ -237,7 +221,7 @@ func (s *Server) found(st *searchState, c *caller, query string, limit int) stri
 // tools/list would give them, a JSON array; a name that is no tool the
 // caller may use is an error naming it.
 func (s *Server) described(catalog *upstream.Catalog, c *caller, names []string) (*mcp.CallToolResult, error) {
-	b := []byte{'['}
+	b, cs := []byte{'['}, s.stateOf(catalog)
 	for i, name := range names {
 		t, ok := catalog.Lookup(name)
 		if !ok || !c.mayUse(name) {
@@ -246,7 +230,7 @@ func (s *Server) described(catalog *upstream.Catalog, c *caller, names []string)
 		if i > 0 {
 			b = append(b, ',')
 		}
-		_, def := s.offered(t)
+		_, def := s.offered(cs, t)
 		b = append(b, def...)
 	}
 	return textResult(string(append(b, ']'))), nil

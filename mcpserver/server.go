@@ -114,20 +114,11 @@ type Server struct {
 	changes, failLogged atomic.Int64
 	// listChange is what the latest list_changed notification is about.
 	listChange atomic.Pointer[listChange]
-	// unfoldable names the upstream tools warned of once: their answers
-	// cannot fold.
-	unfoldable sync.Map
-	// schemas holds the checker of each upstream tool's input schema,
-	// outputs of its advertised output schema, invited the tool as
-	// advertised (see advertised), definitions its JSON as offered, by
-	// the advertised tool (see offered), and referables the arguments
-	// those are for: all are emptied when the catalog changes, so that
-	// they hold no more than the catalogs in use.
-	schemas, outputs, invited, definitions, referables sync.Map
+	// catalogs holds what folio derives from each catalog of upstream
+	// tools in use (see catalogState).
+	catalogs catalogStates
 	// typed are the results withResultType starts from.
 	typed *typedResults
-	// search is the gateway's search state (see searchFor).
-	search searchCache
 	// counts are folio's own metrics, nil without them.
 	counts *counts
 	// ids are the ids of the requests wired connections read (see

@@ -76,7 +76,7 @@ func (s *Server) callUpstreamTool(ctx context.Context, next mcp.MethodHandler, m
 			return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is no longer offered: upstream %s does not have it any more; a new session sees the tools it has now", tool.Name, tool.Upstream)), nil
 		}
 	}
-	if err := s.checkArgs(ctx, tool.Def, call.Params.Arguments); err != nil {
+	if err := s.checkArgs(ctx, s.stateOf(catalog), tool.Def, call.Params.Arguments); err != nil {
 		return s.toolError(err)
 	}
 	res, size, stop, err := s.callRounds(ctx, tool, call)
@@ -168,8 +168,8 @@ func (s *Server) upstreamAnswer(tool upstream.Tool, res *mcp.CallToolResult, siz
 // advertised is an upstream tool as folio offers it: with the arguments
 // that invite references (unless NoReferenceArgs), and an output schema
 // that admits the folded form of its answers too (when folding is on).
-func (s *Server) advertised(def *mcp.Tool) *mcp.Tool {
-	if v, ok := s.invited.Load(def); ok {
+func (s *Server) advertised(cs *catalogState, def *mcp.Tool) *mcp.Tool {
+	if v, ok := cs.invited.Load(def); ok {
 		return v.(*mcp.Tool)
 	}
 	ad := def
@@ -181,7 +181,7 @@ func (s *Server) advertised(def *mcp.Tool) *mcp.Tool {
 		widened.OutputSchema = admitFolded(def.OutputSchema)
 		ad = &widened
 	}
-	v, _ := s.invited.LoadOrStore(def, ad)
+	v, _ := cs.invited.LoadOrStore(def, ad)
 	return v.(*mcp.Tool)
 }
 
@@ -221,16 +221,11 @@ func (s *Server) sessionCatalog(ctx context.Context, sess mcp.Session) (*upstrea
 	return c, nil
 }
 
-// catalogChanged empties what is derived from the tools of the catalogs
-// before (and the tools warned of, which warn again once), and tells the
-// sessions whose tools differ.
+// catalogChanged tells the sessions whose tools differ from the new
+// catalog's. What was derived from the catalogs before goes with them
+// (see catalogState); the new one starts afresh (its tools that cannot
+// fold warn again once).
 func (s *Server) catalogChanged(now *upstream.Catalog) {
-	s.schemas.Clear()
-	s.outputs.Clear()
-	s.invited.Clear()
-	s.definitions.Clear()
-	s.referables.Clear()
-	s.unfoldable.Clear()
 	s.tellDrift(now)
 	s.toolListChanged()
 }
