@@ -134,16 +134,20 @@ func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Gateway == nil || method != "tools/call" || !ok || !metaTool(call.Params.Name) {
 			return next(ctx, method, req)
 		}
-		st, err := s.sessionSearch(ctx, call)
+		catalog, err := s.sessionCatalog(ctx, call.GetSession())
 		if err != nil {
 			return nil, err
 		}
+		st := s.searchFor(catalog)
 		if !st.on {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", call.Params.Name)}
 		}
 		if _, err := s.caller(ctx); err != nil {
 			return nil, err
 		}
+		// The meta-tool works on the catalog judged here, however the
+		// gateway's changes meanwhile.
+		ctx = context.WithValue(ctx, searchKey{}, searched{catalog, st})
 		res, err := toolNamed(call.Params.Name).handler(s)(ctx, call)
 		if res == nil && err == nil {
 			// call_tool made the call the one it names.
@@ -153,35 +157,31 @@ func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// sessionSearch is the search state of the catalog of the call's session.
-func (s *Server) sessionSearch(ctx context.Context, call *mcp.CallToolRequest) (*searchState, error) {
-	catalog, err := s.sessionCatalog(ctx, call.GetSession())
-	if err != nil {
-		return nil, err
-	}
-	return s.searchFor(catalog), nil
+// searchKey is where searchTools leaves, in a meta-tool's context, the
+// catalog it judged the call by and its search state (a searched).
+type searchKey struct{}
+
+// searched is a catalog in search mode, and its search state.
+type searched struct {
+	catalog *upstream.Catalog
+	state   *searchState
 }
 
-// findTools answers find_tools (see found).
-func (s *Server) findTools(ctx context.Context, req *mcp.CallToolRequest, c *caller, a wire.FindToolsArgs) (*mcp.CallToolResult, error) {
-	st, err := s.sessionSearch(ctx, req)
-	if err != nil {
-		return nil, err
-	}
+// findTools answers find_tools (see found) over the catalog searchTools
+// judged the call by.
+func (s *Server) findTools(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.FindToolsArgs) (*mcp.CallToolResult, error) {
+	sc := ctx.Value(searchKey{}).(searched)
 	limit := wire.DefaultFound
 	if a.Limit != nil {
 		limit = *a.Limit
 	}
-	return textResult(s.found(st, c, a.Query, limit)), nil
+	return textResult(s.found(sc.state, c, a.Query, limit)), nil
 }
 
-// describeTools answers describe_tools (see described).
-func (s *Server) describeTools(ctx context.Context, req *mcp.CallToolRequest, c *caller, a wire.DescribeToolsArgs) (*mcp.CallToolResult, error) {
-	catalog, err := s.sessionCatalog(ctx, req.GetSession())
-	if err != nil {
-		return nil, err
-	}
-	return s.described(catalog, c, a.Names)
+// describeTools answers describe_tools (see described) of the catalog
+// searchTools judged the call by.
+func (s *Server) describeTools(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.DescribeToolsArgs) (*mcp.CallToolResult, error) {
+	return s.described(ctx.Value(searchKey{}).(searched).catalog, c, a.Names)
 }
 
 // callTool makes a call_tool the call of the tool it names, with its

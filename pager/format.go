@@ -123,10 +123,15 @@ func (p Page) Meta(m map[string]any) {
 
 // PageOf is the page an answer carries: its text and its _meta, where
 // Page.Meta said the page's format and what the text leaves out. An
-// answer whose _meta names no format is a JSON page (the page contract's
-// object holds all).
+// answer whose _meta names no format comes from a server before
+// folio/format: a text page when its _meta gives the content's length
+// (as those servers gave it only with text pages), else a JSON page (the
+// page contract's object holds all).
 func PageOf(text []byte, m map[string]any) (Page, error) {
 	f := JSON
+	if _, ok := m[wire.MetaContentBytes]; ok {
+		f = Text
+	}
 	if v, ok := m[wire.MetaFormat]; ok {
 		name, _ := v.(string)
 		var err error

@@ -58,6 +58,14 @@ func TestFormats(t *testing.T) {
 			}
 		}
 	}
+	// A server before folio/format: its text pages said their content's
+	// length, its JSON pages nothing.
+	if p, err := PageOf([]byte("ab\n[folio] end version=v"), map[string]any{wire.MetaContentBytes: 2.0, wire.MetaVersion: "v"}); err != nil || p.Format != Text || p.End != 2 {
+		t.Errorf("an older server's text page: %+v, %v", p, err)
+	}
+	if p, err := PageOf([]byte(`{}`), map[string]any{wire.MetaTokens: 3.0}); err != nil || p.Format != JSON {
+		t.Errorf("an older server's JSON page: %+v, %v", p, err)
+	}
 	if _, err := PageOf([]byte("x"), map[string]any{wire.MetaFormat: "yaml"}); err == nil {
 		t.Error("an answer naming an unknown format is taken for a page")
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -630,13 +632,41 @@ func (g *Gateway) Call(ctx context.Context, tool Tool, args json.RawMessage, rou
 // status without a JSON-RPC error), so that go-sdk keeps the session.
 const codeRejected = -32005
 
+// transientStatuses are the HTTP statuses go-sdk's streamable client
+// rejects a request with as passing (its isTransientHTTPStatus), each
+// written last in the rejection: the server is there and said so.
+var transientStatuses = []string{
+	http.StatusText(http.StatusTooManyRequests),
+	http.StatusText(http.StatusInternalServerError),
+	http.StatusText(http.StatusBadGateway),
+	http.StatusText(http.StatusServiceUnavailable),
+	http.StatusText(http.StatusGatewayTimeout),
+}
+
 // upstreamsAnswer reports whether err, a call's, is the upstream's own
-// JSON-RPC error, not a failure of the connection: a JSON-RPC error that
-// is not go-sdk's rejection by the transport (which, when the upstream
-// did answer with an error, wraps that error first).
+// answer, not a failure of the connection: a JSON-RPC error that is not
+// go-sdk's rejection by the transport (which, when the upstream did answer
+// with an error, wraps that error first), or a rejection for a passing
+// status (rate limited, busy: the session holds, and the upstream is not
+// backed off for it).
 func upstreamsAnswer(err error) bool {
 	rpc := (*jsonrpc.Error)(nil)
-	return errors.As(err, &rpc) && rpc.Code != codeRejected
+	if !errors.As(err, &rpc) {
+		return false
+	}
+	if rpc.Code != codeRejected {
+		return true
+	}
+	var unreached *url.Error
+	if errors.As(err, &unreached) {
+		return false
+	}
+	for _, status := range transientStatuses {
+		if strings.HasSuffix(err.Error(), ": "+status) {
+			return true
+		}
+	}
+	return false
 }
 
 // startSpan starts the client span of the call p to l's upstream on cs,
