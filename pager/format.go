@@ -17,8 +17,10 @@ type Format int
 // pageFormat is what a page format does.
 type pageFormat interface {
 	// name is the format's name, as read's format argument and the
-	// flags take it.
+	// flags take it; summary says in a few words what a page of it is,
+	// for the flags' help.
 	name() string
+	summary() string
 	// paged reports whether its pages carry where they come from and
 	// how to go on (a cursor and a version): the read tool's formats.
 	// The others are chunks, the command line's (ParseChunkFormat).
@@ -64,6 +66,22 @@ func FormatNames() []string {
 		}
 	}
 	return names
+}
+
+// FormatsHelp names the page formats, each with what its page is, for a
+// flag's help: "json (…) or text (…)".
+func FormatsHelp() string {
+	var each []string
+	for _, pf := range formats {
+		if pf.paged() {
+			each = append(each, pf.name()+" ("+pf.summary()+")")
+		}
+	}
+	last := len(each) - 1
+	if last == 0 {
+		return each[0]
+	}
+	return strings.Join(each[:last], ", ") + " or " + each[last]
 }
 
 // String is the format's name.

@@ -12,6 +12,8 @@ type jsonFormat struct{}
 
 func (jsonFormat) name() string { return "json" }
 
+func (jsonFormat) summary() string { return "the page contract's object" }
+
 func (jsonFormat) paged() bool { return true }
 
 func (jsonFormat) appendHead(b []byte, uri string) []byte { return appendHead(b, uri) }

@@ -14,6 +14,8 @@ type rawFormat struct{}
 
 func (rawFormat) name() string { return "raw" }
 
+func (rawFormat) summary() string { return "the content alone" }
+
 func (rawFormat) paged() bool { return false }
 
 func (rawFormat) appendHead(b []byte, _ string) []byte { return b }

@@ -66,6 +66,9 @@ func TestFormats(t *testing.T) {
 	if p, err := PageOf([]byte(`{}`), map[string]any{wire.MetaTokens: 3.0}); err != nil || p.Format != JSON {
 		t.Errorf("an older server's JSON page: %+v, %v", p, err)
 	}
+	if got, want := FormatsHelp(), "json (the page contract's object) or text (the content as it is, then a [folio] footer line)"; got != want {
+		t.Errorf("FormatsHelp: %q, want %q", got, want)
+	}
 	if _, err := PageOf([]byte("x"), map[string]any{wire.MetaFormat: "yaml"}); err == nil {
 		t.Error("an answer naming an unknown format is taken for a page")
 	}

@@ -24,6 +24,8 @@ type textFormat struct{}
 
 func (textFormat) name() string { return "text" }
 
+func (textFormat) summary() string { return "the content as it is, then a [folio] footer line" }
+
 func (textFormat) paged() bool { return true }
 
 func (textFormat) appendHead(b []byte, _ string) []byte { return b }

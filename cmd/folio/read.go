@@ -47,7 +47,7 @@ func noIgnoreFlag() cli.Flag {
 
 func formatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "format", Value: "json", EnvVars: []string{"FOLIO_FORMAT"},
-		Usage: "page format: json (the page contract's object) or text (the content as it is, then a [folio] footer line)"}
+		Usage: "page format: " + pager.FormatsHelp()}
 }
 
 func cursorFlags() []cli.Flag {
