@@ -30,12 +30,17 @@ import (
 // definitions (see offered).
 func (s *Server) outgoing(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		var listed *listedCatalog
+		if method == "tools/list" && s.cfg.Gateway != nil {
+			listed = &listedCatalog{}
+			ctx = context.WithValue(ctx, listedKey{}, listed)
+		}
 		res, err := next(ctx, method, req)
 		if err != nil || res == nil {
 			return res, err
 		}
 		if list, ok := res.(*mcp.ListToolsResult); ok {
-			return s.toolList(ctx, req, list), nil
+			return toolList(listed, list), nil
 		}
 		if ss, ok := req.GetSession().(*mcp.ServerSession); !ok || !sessionlessEra(ss) {
 			return res, nil
@@ -152,20 +157,28 @@ func definition(raw json.RawMessage, ad *mcp.Tool) json.RawMessage {
 	return append(out, '}')
 }
 
+// listedKey is where outgoing leaves, in a tools/list request's context,
+// the listedCatalog that listUpstreamTools fills.
+type listedKey struct{}
+
+// listedCatalog is the state of the catalog a tools/list listed the
+// upstream tools of, nil when it listed none: its tools' definitions are
+// written as that catalog offered them, whatever the gateway's catalog
+// is by the time the answer goes out.
+type listedCatalog struct {
+	state *catalogState
+}
+
 // toolList is list, with the upstream tools among its tools written as
-// offered gives them; list itself when there are none.
-func (s *Server) toolList(ctx context.Context, req mcp.Request, list *mcp.ListToolsResult) mcp.Result {
-	if s.cfg.Gateway == nil {
+// the catalog they were listed from offered them (see offered); list
+// itself when there are none.
+func toolList(listed *listedCatalog, list *mcp.ListToolsResult) mcp.Result {
+	if listed == nil || listed.state == nil {
 		return list
 	}
-	catalog, err := s.sessionCatalog(ctx, req.GetSession())
-	if err != nil {
-		return list
-	}
-	cs := s.stateOf(catalog)
 	var defs map[*mcp.Tool]json.RawMessage
 	for _, t := range list.Tools {
-		if v, ok := cs.definitions.Load(t); ok {
+		if v, ok := listed.state.definitions.Load(t); ok {
 			if defs == nil {
 				defs = map[*mcp.Tool]json.RawMessage{}
 			}
