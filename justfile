@@ -53,6 +53,7 @@ fuzz:
     go test ./fold -run '^$' -fuzz FuzzQuery -fuzztime 60s
     go test ./schema -run '^$' -fuzz FuzzCompile -fuzztime 60s
     go test ./upstream -run '^$' -fuzz FuzzToolNamesAreOneToOne -fuzztime 60s
+    go test ./outline -run '^$' -fuzz FuzzMarkdown -fuzztime 60s
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:

@@ -1,0 +1,175 @@
+package outline
+
+import "strings"
+
+// indent is the columns of t's leading spaces, a tab counting 4.
+func indent(t string) int {
+	n := 0
+	for _, c := range t {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4 - n%4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// fence is the opening fence t starts a code block with ("```" or "~~~",
+// or longer), indented by at most 3 spaces; "" for none. A backtick
+// fence's info string holds no backtick.
+func fence(t string) string {
+	if indent(t) > 3 {
+		return ""
+	}
+	t = strings.TrimLeft(t, " ")
+	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return ""
+	}
+	return t[:n]
+}
+
+// closes reports whether t closes a code block opened by open: the same
+// character, at least as many, nothing after but spaces.
+func closes(t, open string) bool {
+	if indent(t) > 3 {
+		return false
+	}
+	t = strings.TrimSpace(t)
+	return len(t) >= len(open) && strings.Trim(t, open[:1]) == ""
+}
+
+// atxLevel is the level of the ATX heading t ("# Title" to "###### Title",
+// indented by at most 3 spaces), 0 for none.
+func atxLevel(t string) int {
+	if indent(t) > 3 {
+		return 0
+	}
+	t = strings.TrimLeft(t, " ")
+	n := 0
+	for n < len(t) && t[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
+		return 0
+	}
+	return n
+}
+
+// atxTitle is the text of the ATX heading t, without its opening and
+// closing runs of "#".
+func atxTitle(t string) string {
+	t = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), "#"))
+	if trimmed := strings.TrimRight(t, "#"); trimmed == "" || strings.HasSuffix(trimmed, " ") {
+		t = strings.TrimSpace(trimmed)
+	}
+	return t
+}
+
+// setextLevel is the level t underlines the paragraph above it with: 1
+// for "===", 2 for "---"; 0 for neither.
+func setextLevel(t string) int {
+	if indent(t) > 3 {
+		return 0
+	}
+	t = strings.TrimSpace(t)
+	switch {
+	case t == "":
+		return 0
+	case strings.Trim(t, "=") == "":
+		return 1
+	case strings.Trim(t, "-") == "":
+		return 2
+	}
+	return 0
+}
+
+// delimiterRow reports whether t is the row under a table's header:
+// cells of dashes, each with an optional ":" at either end.
+func delimiterRow(t string) bool {
+	t = strings.TrimSpace(t)
+	if !strings.Contains(t, "-") {
+		return false
+	}
+	t = strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|")
+	for _, cell := range strings.Split(t, "|") {
+		cell = strings.Trim(strings.TrimSpace(cell), ":")
+		if cell == "" || strings.Trim(cell, "-") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// listMarker is the length of the list item marker t starts with ("- ",
+// "* ", "+ ", "1. ", "1) ", after at most 3 spaces), 0 for none.
+func listMarker(t string) int {
+	lead := len(t) - len(strings.TrimLeft(t, " "))
+	if lead > 3 {
+		return 0
+	}
+	rest := t[lead:]
+	if len(rest) >= 2 && strings.ContainsRune("-*+", rune(rest[0])) && (rest[1] == ' ' || rest[1] == '\t') {
+		return lead + 2
+	}
+	n := 0
+	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n > 0 && n+1 < len(rest) && (rest[n] == '.' || rest[n] == ')') && (rest[n+1] == ' ' || rest[n+1] == '\t') {
+		return lead + n + 2
+	}
+	return 0
+}
+
+// inline is Markdown text as a reader reads it: tags dropped, a link or
+// an image as its text, code spans and emphasis without their marks.
+func inline(t string) string {
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '<':
+			if j := strings.IndexByte(t[i:], '>'); j > 0 && tagLike(t[i+1:i+j]) {
+				i += j
+				continue
+			}
+			b.WriteByte(c)
+		case c == '!' && i+1 < len(t) && t[i+1] == '[':
+			continue
+		case c == ']' && i+1 < len(t) && t[i+1] == '(':
+			if j := strings.IndexByte(t[i:], ')'); j > 0 {
+				i += j
+				continue
+			}
+		case c == '[' || c == ']' || c == '`' || c == '*':
+			continue
+		case c == '_' && (i == 0 || i+1 == len(t) || !isWord(t[i-1]) || !isWord(t[i+1])):
+			continue
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// tagLike reports whether s, what comes between "<" and ">", is an HTML or
+// JSX tag: a name, or "/" and a name, then anything.
+func tagLike(s string) bool {
+	s = strings.TrimPrefix(s, "/")
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+}
+
+// isWord reports whether c is a letter, a digit or "_" (ASCII).
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

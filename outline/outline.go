@@ -1,0 +1,91 @@
+// Package outline reads the structure of a document: its sections (each
+// heading with the lines it governs, its level, its title and the anchor
+// GitHub makes for it) and its blocks (paragraphs, lists, tables, code),
+// each with the lines it spans and the section that holds it. Docs search
+// indexes the blocks' text and answers with their lines read from the file
+// as it is; read serves a section by its heading path or anchor.
+//
+// Positions are byte offsets of whole lines, so a section or a block is
+// always the exact bytes of the file from its first line to its last.
+package outline
+
+// Kind is what a block is.
+type Kind uint8
+
+// The kinds of blocks.
+const (
+	// Paragraph is running text.
+	Paragraph Kind = iota
+	// Heading is a heading's own lines.
+	Heading
+	// List is a list, all its items and their continuation lines.
+	List
+	// Table is a table with its header.
+	Table
+	// Code is a code block, fenced or indented.
+	Code
+	// Meta is what a reader does not read as text: front matter, HTML
+	// comments.
+	Meta
+)
+
+// String is the kind's name.
+func (k Kind) String() string {
+	return [...]string{"paragraph", "heading", "list", "table", "code", "meta"}[k]
+}
+
+// A Span is a run of whole lines of a document: bytes [Start, End), lines
+// First to Last, counted from 1.
+type Span struct {
+	Start, End  int
+	First, Last int
+}
+
+// A Section is a heading and the lines it governs: from its heading to
+// the next heading of the same or a higher level, or the end.
+type Section struct {
+	Span
+	// Level is 1 to 6.
+	Level int
+	// Title is the heading's text, its markup dropped.
+	Title string
+	// Anchor is the fragment GitHub links the heading by ("installing-folio"),
+	// unique in the document.
+	Anchor string
+	// Parent is the index of the section that holds this one, -1 for none.
+	Parent int
+}
+
+// A Block is a unit of a document's text.
+type Block struct {
+	Span
+	Kind Kind
+	// Section is the index of the innermost section that holds the block,
+	// -1 before the first heading.
+	Section int
+	// Text is the block's words as a reader takes them: markup, tags and
+	// fences dropped. Empty for Meta blocks.
+	Text string
+}
+
+// A Doc is a document's structure.
+type Doc struct {
+	// Title is the front matter's title, else the first top-level
+	// heading's, else "".
+	Title    string
+	Sections []Section
+	Blocks   []Block
+}
+
+// Path is the titles of section i and of the sections that hold it, the
+// outermost first.
+func (d *Doc) Path(i int) []string {
+	var path []string
+	for ; i >= 0; i = d.Sections[i].Parent {
+		path = append(path, d.Sections[i].Title)
+	}
+	for l, r := 0, len(path)-1; l < r; l, r = l+1, r-1 {
+		path[l], path[r] = path[r], path[l]
+	}
+	return path
+}
