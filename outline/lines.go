@@ -137,29 +137,41 @@ func listMarker(t string) int {
 func inline(t string) string {
 	var b strings.Builder
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '<':
-			if j := strings.IndexByte(t[i:], '>'); j > 0 && tagLike(t[i+1:i+j]) {
-				i += j
-				continue
-			}
-			b.WriteByte(c)
-		case c == '!' && i+1 < len(t) && t[i+1] == '[':
+		if skip := markup(t, i); skip > 0 {
+			i += skip - 1
 			continue
-		case c == ']' && i+1 < len(t) && t[i+1] == '(':
-			if j := strings.IndexByte(t[i:], ')'); j > 0 {
-				i += j
-				continue
-			}
-		case c == '[' || c == ']' || c == '`' || c == '*':
-			continue
-		case c == '_' && (i == 0 || i+1 == len(t) || !isWord(t[i-1]) || !isWord(t[i+1])):
-			continue
-		default:
-			b.WriteByte(c)
 		}
+		b.WriteByte(t[i])
 	}
 	return b.String()
+}
+
+// markup is how many bytes of markup t has at i, that a reader does not
+// read: a tag, a link's target with its "](", an image's "!", a bracket,
+// a code span's or emphasis's mark; 0 for text.
+func markup(t string, i int) int {
+	switch c := t[i]; c {
+	case '<':
+		if j := strings.IndexByte(t[i:], '>'); j > 0 && tagLike(t[i+1:i+j]) {
+			return j + 1
+		}
+	case '!':
+		if i+1 < len(t) && t[i+1] == '[' {
+			return 1
+		}
+	case ']':
+		if j := strings.IndexByte(t[i:], ')'); i+1 < len(t) && t[i+1] == '(' && j > 0 {
+			return j + 1
+		}
+		return 1
+	case '[', '`', '*':
+		return 1
+	case '_':
+		if i == 0 || i+1 == len(t) || !isWord(t[i-1]) || !isWord(t[i+1]) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // tagLike reports whether s, what comes between "<" and ">", is an HTML or
