@@ -1,0 +1,121 @@
+// Package docsearch answers a question about a docs tree with the
+// passages most likely to answer it (issue 36, under way). This file is
+// its scorer: Okapi BM25 over passages, each a bag of words from fields
+// weighted apart, kept as postings so that a query costs what its words'
+// postings cost, not what the corpus does.
+package docsearch
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// BM25's parameters, the usual ones.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// A Field is text of a passage and how many times each of its words
+// counts (a heading's words may count more than the body's).
+type Field struct {
+	Text   string
+	Weight float64
+}
+
+// posting is one passage's weighted count of a word.
+type posting struct {
+	passage int32
+	tf      float32
+}
+
+// Index is BM25 over passages. Add them all, then Search; it is not safe
+// for Add and Search at once.
+type Index struct {
+	postings map[string][]posting
+	lengths  []float32
+	total    float64
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index { return &Index{postings: map[string][]posting{}} }
+
+// Len is how many passages the index holds.
+func (ix *Index) Len() int { return len(ix.lengths) }
+
+// Add indexes a passage made of fields, and returns its number (from 0,
+// in the order added).
+func (ix *Index) Add(fields ...Field) int {
+	id := int32(len(ix.lengths))
+	tf := map[string]float32{}
+	var length float32
+	for _, f := range fields {
+		for _, w := range Words(f.Text) {
+			tf[w] += float32(f.Weight)
+			length += float32(f.Weight)
+		}
+	}
+	for w, n := range tf {
+		ix.postings[w] = append(ix.postings[w], posting{id, n})
+	}
+	ix.lengths = append(ix.lengths, length)
+	ix.total += float64(length)
+	return int(id)
+}
+
+// Hit is a passage found: its number, and its score.
+type Hit struct {
+	Passage int
+	Score   float64
+}
+
+// Search ranks the passages for query, the n best first (ties by number);
+// a passage with none of the query's words is not found.
+func (ix *Index) Search(query string, n int) []Hit {
+	if len(ix.lengths) == 0 || n <= 0 {
+		return nil
+	}
+	avg := ix.total / float64(len(ix.lengths))
+	scores := map[int32]float64{}
+	seen := map[string]bool{}
+	for _, w := range Words(query) {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		ps := ix.postings[w]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(len(ix.lengths))-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := k1 * (1 - b + b*float64(ix.lengths[p.passage])/avg)
+			scores[p.passage] += idf * tf * (k1 + 1) / (tf + norm)
+		}
+	}
+	hits := make([]Hit, 0, len(scores))
+	for p, s := range scores {
+		hits = append(hits, Hit{int(p), s})
+	}
+	slices.SortFunc(hits, func(x, y Hit) int {
+		switch {
+		case x.Score > y.Score:
+			return -1
+		case x.Score < y.Score:
+			return 1
+		}
+		return x.Passage - y.Passage
+	})
+	return hits[:min(n, len(hits))]
+}
+
+// Words are the words of s as the index counts them: runs of letters and
+// digits, in lower case.
+func Words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
