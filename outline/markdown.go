@@ -2,9 +2,7 @@ package outline
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Markdown reads the structure of a Markdown (or MDX) document as
@@ -12,7 +10,7 @@ import (
 // indented code, GitHub's tables, lists, front matter (its title) and
 // HTML comments; JSX and HTML tags are dropped from the text.
 func Markdown(src []byte) *Doc {
-	p := &mdParser{src: src, lines: splitLines(src)}
+	p := &mdParser{builder{src: src, lines: splitLines(src)}}
 	p.parse()
 	return p.doc()
 }
@@ -39,13 +37,7 @@ func splitLines(src []byte) []line {
 
 // mdParser reads a Markdown document a block at a time.
 type mdParser struct {
-	src    []byte
-	lines  []line
-	title  string
-	blocks []Block
-	secs   []Section
-	open   []int // sections not yet closed, outermost first
-	seen   map[string]int
+	builder
 }
 
 // text is line i's text, without a trailing "\r".
@@ -56,20 +48,6 @@ func (p *mdParser) text(i int) string {
 
 // blank reports whether line i holds only spaces and tabs.
 func (p *mdParser) blank(i int) bool { return strings.TrimSpace(p.text(i)) == "" }
-
-// add appends a block of lines [from, to) of kind k.
-func (p *mdParser) add(k Kind, from, to int, text string) {
-	section := -1
-	if len(p.open) > 0 {
-		section = p.open[len(p.open)-1]
-	}
-	p.blocks = append(p.blocks, Block{Span: p.span(from, to), Kind: k, Section: section, Text: text})
-}
-
-// span is lines [from, to) as a Span.
-func (p *mdParser) span(from, to int) Span {
-	return Span{Start: p.lines[from].start, End: p.lines[to-1].next, First: from + 1, Last: to}
-}
 
 // parse reads every block.
 func (p *mdParser) parse() {
@@ -91,7 +69,7 @@ func (p *mdParser) block(i int) int {
 	case fence(t) != "":
 		return p.fenced(i)
 	case atxLevel(t) > 0:
-		p.heading(i, i+1, atxLevel(t), atxTitle(t))
+		p.heading(i, i+1, atxLevel(t), strings.TrimSpace(inline(atxTitle(t))), "")
 		return i + 1
 	case strings.HasPrefix(strings.TrimLeft(t, " "), "<!--"):
 		return p.comment(i)
@@ -245,7 +223,7 @@ func (p *mdParser) paragraph(i int) int {
 			for k := i; k < j; k++ {
 				title = append(title, strings.TrimSpace(p.text(k)))
 			}
-			p.heading(i, j+1, level, strings.Join(title, " "))
+			p.heading(i, j+1, level, strings.TrimSpace(inline(strings.Join(title, " "))), "")
 			return j + 1
 		}
 		j++
@@ -263,68 +241,4 @@ func (p *mdParser) paragraph(i int) int {
 func (p *mdParser) interrupts(t string) bool {
 	return atxLevel(t) > 0 || fence(t) != "" || strings.HasPrefix(strings.TrimLeft(t, " "), "<!--") ||
 		(listMarker(t) > 0 && indent(t) < 4 && !strings.HasPrefix(strings.TrimSpace(t), "---"))
-}
-
-// heading records a heading of lines [from, to): its block, and the
-// section it opens, which closes the open sections of its level or
-// deeper.
-func (p *mdParser) heading(from, to, level int, title string) {
-	title = strings.TrimSpace(inline(title))
-	start := p.lines[from].start
-	for len(p.open) > 0 && p.secs[p.open[len(p.open)-1]].Level >= level {
-		p.close(p.open[len(p.open)-1], from)
-		p.open = p.open[:len(p.open)-1]
-	}
-	parent := -1
-	if len(p.open) > 0 {
-		parent = p.open[len(p.open)-1]
-	}
-	p.secs = append(p.secs, Section{Span: Span{Start: start, First: from + 1}, Level: level, Title: title, Anchor: p.anchor(title), Parent: parent})
-	p.open = append(p.open, len(p.secs)-1)
-	if p.title == "" && level == 1 {
-		p.title = title
-	}
-	p.add(Heading, from, to, title+"\n")
-}
-
-// close ends section s before line i.
-func (p *mdParser) close(s, i int) {
-	if i < len(p.lines) {
-		p.secs[s].End, p.secs[s].Last = p.lines[i].start, i
-	} else {
-		p.secs[s].End, p.secs[s].Last = len(p.src), len(p.lines)
-	}
-}
-
-// doc closes the sections still open and gives the document.
-func (p *mdParser) doc() *Doc {
-	for _, s := range p.open {
-		p.close(s, len(p.lines))
-	}
-	return &Doc{Title: p.title, Sections: p.secs, Blocks: p.blocks}
-}
-
-// anchor is the fragment GitHub makes of a heading's title: lower case,
-// spaces as "-", punctuation but "-" and "_" dropped, "-1", "-2"… after a
-// repeat.
-func (p *mdParser) anchor(title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(title) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			b.WriteRune(r)
-		}
-	}
-	a := b.String()
-	if p.seen == nil {
-		p.seen = map[string]int{}
-	}
-	n := p.seen[a]
-	p.seen[a] = n + 1
-	if n > 0 {
-		a += "-" + strconv.Itoa(n)
-	}
-	return a
 }

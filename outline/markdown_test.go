@@ -124,24 +124,28 @@ func checkShape(t *testing.T, src []byte, d *Doc) {
 	}
 }
 
-// TestCorpus reads every Markdown file of the docs fixture: each keeps
-// its shape, and has blocks of text.
+// TestCorpus reads every Markdown and HTML file of the docs fixture: each
+// keeps its shape, and has blocks of text.
 func TestCorpus(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/docsearch/corpus/*/*.md")
 	more, _ := filepath.Glob("../testdata/docsearch/corpus/*/*/*/*.md")
-	for _, f := range append(files, more...) {
+	pages, _ := filepath.Glob("../testdata/docsearch/corpus/*/*.html")
+	for _, f := range slices.Concat(files, more, pages) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := Markdown(src)
+		if strings.HasSuffix(f, ".html") {
+			d = HTML(src)
+		}
 		checkShape(t, src, d)
 		if len(d.Blocks) == 0 {
 			t.Errorf("%s: no blocks", f)
 		}
 	}
-	if len(files) < 10 {
-		t.Fatalf("%d Markdown files in the fixture", len(files))
+	if len(files) < 10 || len(pages) < 3 {
+		t.Fatalf("%d Markdown and %d HTML files in the fixture", len(files), len(pages))
 	}
 }
 
@@ -153,5 +157,78 @@ func FuzzMarkdown(f *testing.F) {
 	f.Add([]byte("- a\n\n  b\n# c\n## d\n# e"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkShape(t, src, Markdown(src))
+	})
+}
+
+const sampleHTML = `<!--{
+	"Title": "The Spec",
+	"Path": "/ref/spec"
+}-->
+
+<style>
+p.rule { font-style: italic; }
+</style>
+
+<h2 id="Intro">Introduction</h2>
+
+<p>
+Go is &lt;general&gt; purpose.
+</p>
+Loose text
+after a block.
+
+<h3 id="Notation">Notation</h3>
+<pre class="ebnf">
+Production = name "=" .
+</pre>
+<ul><li>one</li><li>two</li></ul>
+<table><tr><th>a</th><td>b</td></tr></table>
+<h2 id="Next">Next</h2><p>same line</p>
+`
+
+// TestHTML reads each kind of block and heading of an HTML fragment, as
+// Go's docs are written.
+func TestHTML(t *testing.T) {
+	d := HTML([]byte(sampleHTML))
+	if d.Title != "The Spec" {
+		t.Errorf("title %q", d.Title)
+	}
+	var titles []string
+	for _, s := range d.Sections {
+		titles = append(titles, s.Title+"#"+s.Anchor)
+	}
+	if want := []string{"Introduction#Intro", "Notation#Notation", "Next#Next"}; !slices.Equal(titles, want) {
+		t.Errorf("sections %q, want %q", titles, want)
+	}
+	var kinds []string
+	for _, b := range d.Blocks {
+		kinds = append(kinds, b.Kind.String())
+	}
+	if want := "meta meta heading paragraph paragraph heading code list table heading"; strings.Join(kinds, " ") != want {
+		t.Errorf("blocks %s\nwant   %s", strings.Join(kinds, " "), want)
+	}
+	for _, c := range []struct {
+		block int
+		text  string
+	}{
+		{3, "\nGo is <general> purpose.\n"},
+		{4, "\nLoose text\nafter a block."},
+		{6, "\nProduction = name \"=\" .\n"},
+		{7, "\none\ntwo"},
+	} {
+		if got := d.Blocks[c.block].Text; got != c.text {
+			t.Errorf("block %d (%s): %q, want %q", c.block, d.Blocks[c.block].Kind, got, c.text)
+		}
+	}
+	checkShape(t, []byte(sampleHTML), d)
+}
+
+// FuzzHTML: whatever the bytes, the structure keeps its shape (see
+// checkShape).
+func FuzzHTML(f *testing.F) {
+	f.Add([]byte(sampleHTML))
+	f.Add([]byte("<p>a<h2>b</h2>\n\n<pre>"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkShape(t, src, HTML(src))
 	})
 }
