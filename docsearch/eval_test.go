@@ -229,3 +229,32 @@ func TestPlainBM25(t *testing.T) {
 		}
 	}
 }
+
+// TestStructured reports the docs search's ranking as it is being built,
+// on the tune half only (the held-out half is reported once the ranking
+// is chosen): the corpus's units (outline's blocks) with their headings
+// as a field of the given weight.
+func TestStructured(t *testing.T) {
+	qs := questions(t)
+	var units []passage
+	ix := map[float64]*Index{0: NewIndex(), 1: NewIndex(), 2: NewIndex(), 3: NewIndex()}
+	for _, f := range corpus(t) {
+		lines := strings.SplitAfter(f.text, "\n")
+		for _, u := range Units(f.path, []byte(f.text)) {
+			units = append(units, passage{f.path, u.First, u.Last, strings.Join(lines[u.First-1:u.Last], "")})
+			for w, x := range ix {
+				x.Add(Field{u.Text, 1}, Field{strings.Join(u.Headings, " "), w})
+			}
+		}
+	}
+	for _, w := range []float64{0, 1, 2, 3} {
+		answer := func(q string) []passage {
+			var out []passage
+			for _, h := range ix[w].Search(q, 60) {
+				out = append(out, units[h.Passage])
+			}
+			return out
+		}
+		report(t, fmt.Sprintf("blocks, headings weight %.0f", w), "tune", evaluate(t, qs, "tune", answer))
+	}
+}

@@ -1,0 +1,49 @@
+package docsearch
+
+import (
+	"path"
+	"strings"
+
+	"github.com/folio-mcp/folio/outline"
+)
+
+// A Unit is a passage a search may answer with: a block of a document
+// (a paragraph, a list, a table with its header, a code block), where it
+// is, and the headings it falls under.
+type Unit struct {
+	outline.Span
+	Kind outline.Kind
+	// Headings are the titles of the sections that hold the unit, the
+	// outermost first.
+	Headings []string
+	// Text is what the unit says, its markup dropped: what is indexed.
+	Text string
+}
+
+// Units are the passages of the document at name (its kind told by its
+// extension): Markdown and MDX, HTML, else plain text by paragraphs.
+// Headings and front matter are not units (their words go with the units
+// under them).
+func Units(name string, src []byte) []Unit {
+	var d *outline.Doc
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".mdx", ".markdown":
+		d = outline.Markdown(src)
+	case ".html", ".htm":
+		d = outline.HTML(src)
+	default:
+		d = outline.Markdown(src) // paragraphs at blank lines, and any headings
+	}
+	var out []Unit
+	for _, b := range d.Blocks {
+		if b.Kind == outline.Heading || b.Kind == outline.Meta || strings.TrimSpace(b.Text) == "" {
+			continue
+		}
+		var headings []string
+		if b.Section >= 0 {
+			headings = d.Path(b.Section)
+		}
+		out = append(out, Unit{Span: b.Span, Kind: b.Kind, Headings: headings, Text: b.Text})
+	}
+	return out
+}
