@@ -34,13 +34,17 @@ type posting struct {
 // Index is BM25 over passages. Add them all, then Search; it is not safe
 // for Add and Search at once.
 type Index struct {
+	terms    func(string) []string
 	postings map[string][]posting
 	lengths  []float32
 	total    float64
 }
 
-// NewIndex returns an empty index.
-func NewIndex() *Index { return &Index{postings: map[string][]posting{}} }
+// NewIndex returns an empty index whose terms are those terms gives of a
+// text (Words, or Stems).
+func NewIndex(terms func(string) []string) *Index {
+	return &Index{terms: terms, postings: map[string][]posting{}}
+}
 
 // Len is how many passages the index holds.
 func (ix *Index) Len() int { return len(ix.lengths) }
@@ -52,7 +56,7 @@ func (ix *Index) Add(fields ...Field) int {
 	tf := map[string]float32{}
 	var length float32
 	for _, f := range fields {
-		for _, w := range Words(f.Text) {
+		for _, w := range ix.terms(f.Text) {
 			tf[w] += float32(f.Weight)
 			length += float32(f.Weight)
 		}
@@ -80,7 +84,7 @@ func (ix *Index) Search(query string, n int) []Hit {
 	avg := ix.total / float64(len(ix.lengths))
 	scores := map[int32]float64{}
 	seen := map[string]bool{}
-	for _, w := range Words(query) {
+	for _, w := range ix.terms(query) {
 		if seen[w] {
 			continue
 		}
@@ -118,4 +122,36 @@ func Words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// Stems are Words cut to a rough stem, so that a question's "flags" finds
+// a doc's "flag", "setting" "set" and "defined" "define": plurals, -ing
+// and -ed go.
+func Stems(s string) []string {
+	words := Words(s)
+	for i, w := range words {
+		words[i] = stem(w)
+	}
+	return words
+}
+
+// stem is w without the common English endings of a plural, a gerund or a
+// past tense, when what is left is a word still.
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		return w[:n-2]
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		return strings.TrimSuffix(w[:n-3], "e")
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		return strings.TrimSuffix(w[:n-2], "e")
+	case n > 4 && strings.HasSuffix(w, "e"):
+		return w[:n-1]
+	}
+	return w
 }

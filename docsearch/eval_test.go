@@ -210,7 +210,7 @@ func TestPlainBM25(t *testing.T) {
 		t.Fatalf("%d questions", len(qs))
 	}
 	units := paragraphs(corpus(t))
-	ix := NewIndex()
+	ix := NewIndex(Words)
 	for _, u := range units {
 		ix.Add(Field{u.text, 1})
 	}
@@ -232,29 +232,42 @@ func TestPlainBM25(t *testing.T) {
 
 // TestStructured reports the docs search's ranking as it is being built,
 // on the tune half only (the held-out half is reported once the ranking
-// is chosen): the corpus's units (outline's blocks) with their headings
-// as a field of the given weight.
+// is chosen): the corpus's units (outline's blocks) joined into chunks of
+// at most the given words within a section, with their headings as a
+// field counted twice.
 func TestStructured(t *testing.T) {
 	qs := questions(t)
-	var units []passage
-	ix := map[float64]*Index{0: NewIndex(), 1: NewIndex(), 2: NewIndex(), 3: NewIndex()}
-	for _, f := range corpus(t) {
-		lines := strings.SplitAfter(f.text, "\n")
-		for _, u := range Units(f.path, []byte(f.text)) {
-			units = append(units, passage{f.path, u.First, u.Last, strings.Join(lines[u.First-1:u.Last], "")})
-			for w, x := range ix {
-				x.Add(Field{u.Text, 1}, Field{strings.Join(u.Headings, " "), w})
+	for _, v := range []struct {
+		most  int
+		terms func(string) []string
+		name  string
+	}{{100, Words, "words"}, {100, Stems, "stems"}, {150, Stems, "stems"}} {
+		most := v.most
+		var chunks []passage
+		ix := NewIndex(v.terms)
+		for _, f := range corpus(t) {
+			lines := strings.SplitAfter(f.text, "\n")
+			units := Units(f.path, []byte(f.text))
+			for i := 0; i < len(units); {
+				j, words, text := i+1, len(Words(units[i].Text)), units[i].Text
+				for j < len(units) && strings.Join(units[j].Headings, "/") == strings.Join(units[i].Headings, "/") && words+len(Words(units[j].Text)) <= most {
+					words += len(Words(units[j].Text))
+					text += units[j].Text
+					j++
+				}
+				first, last := units[i].First, units[j-1].Last
+				chunks = append(chunks, passage{f.path, first, last, strings.Join(lines[first-1:last], "")})
+				ix.Add(Field{text, 1}, Field{strings.Join(units[i].Headings, " "), 2})
+				i = j
 			}
 		}
-	}
-	for _, w := range []float64{0, 1, 2, 3} {
 		answer := func(q string) []passage {
 			var out []passage
-			for _, h := range ix[w].Search(q, 60) {
-				out = append(out, units[h.Passage])
+			for _, h := range ix.Search(q, 60) {
+				out = append(out, chunks[h.Passage])
 			}
 			return out
 		}
-		report(t, fmt.Sprintf("blocks, headings weight %.0f", w), "tune", evaluate(t, qs, "tune", answer))
+		report(t, fmt.Sprintf("blocks in chunks of at most %d words, headings weight 2, %s", most, v.name), "tune", evaluate(t, qs, "tune", answer))
 	}
 }
