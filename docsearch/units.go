@@ -21,7 +21,8 @@ type Unit struct {
 }
 
 // Units are the passages of the document at name (its kind told by its
-// extension): Markdown and MDX, HTML, else plain text by paragraphs.
+// extension): Markdown and MDX, HTML, reStructuredText, AsciiDoc, else
+// plain text by paragraphs.
 // Headings and front matter are not units (their words go with the units
 // under them).
 func Units(name string, src []byte) []Unit {
@@ -31,8 +32,12 @@ func Units(name string, src []byte) []Unit {
 		d = outline.Markdown(src)
 	case ".html", ".htm":
 		d = outline.HTML(src)
+	case ".rst":
+		d = outline.RST(src)
+	case ".adoc", ".asciidoc", ".asc":
+		d = outline.AsciiDoc(src)
 	default:
-		d = outline.Markdown(src) // paragraphs at blank lines, and any headings
+		d = outline.Text(src)
 	}
 	var out []Unit
 	for _, b := range d.Blocks {

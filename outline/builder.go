@@ -99,3 +99,12 @@ func (p *builder) anchor(title, id string) string {
 	}
 	return a
 }
+
+// text is line i's text, without a trailing "\r".
+func (p *builder) text(i int) string {
+	l := p.lines[i]
+	return strings.TrimSuffix(string(p.src[l.start:l.end]), "\r")
+}
+
+// blank reports whether line i holds only spaces and tabs.
+func (p *builder) blank(i int) bool { return strings.TrimSpace(p.text(i)) == "" }

@@ -40,15 +40,6 @@ type mdParser struct {
 	builder
 }
 
-// text is line i's text, without a trailing "\r".
-func (p *mdParser) text(i int) string {
-	l := p.lines[i]
-	return strings.TrimSuffix(string(p.src[l.start:l.end]), "\r")
-}
-
-// blank reports whether line i holds only spaces and tabs.
-func (p *mdParser) blank(i int) bool { return strings.TrimSpace(p.text(i)) == "" }
-
 // parse reads every block.
 func (p *mdParser) parse() {
 	i := p.frontMatter()

@@ -5,8 +5,9 @@
 // indexes the blocks' text and answers with their lines read from the file
 // as it is; read serves a section by its heading path or anchor.
 //
-// Positions are byte offsets of whole lines, so a section or a block is
-// always the exact bytes of the file from its first line to its last.
+// Readers: Markdown (and MDX), HTML, RST, AsciiDoc and Text. Positions
+// are byte offsets of whole lines, so a section or a block is always the
+// exact bytes of the file from its first line to its last.
 package outline
 
 // Kind is what a block is.
