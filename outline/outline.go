@@ -1,9 +1,8 @@
 // Package outline reads the structure of a document: its sections (each
 // heading with the lines it governs, its level, its title and the anchor
 // GitHub makes for it) and its blocks (paragraphs, lists, tables, code),
-// each with the lines it spans and the section that holds it. Docs search
-// indexes the blocks' text and answers with their lines read from the file
-// as it is; read serves a section by its heading path or anchor.
+// each with the lines it spans and the section that holds it: what docs
+// search (package docsearch) cuts its passages from.
 //
 // Readers: Markdown (and MDX), HTML, RST, AsciiDoc and Text. Positions
 // are byte offsets of whole lines, so a section or a block is always the
