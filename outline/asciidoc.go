@@ -10,13 +10,7 @@ import "strings"
 // attribute entries, lists and paragraphs.
 func AsciiDoc(src []byte) *Doc {
 	p := &adocParser{builder{src: src, lines: splitLines(src)}}
-	for i := 0; i < len(p.lines); {
-		if p.blank(i) {
-			i++
-			continue
-		}
-		i = p.block(i)
-	}
+	p.eachBlock(0, p.block)
 	return p.doc()
 }
 
@@ -135,11 +129,7 @@ func (p *adocParser) adocRun(from, i int, kind Kind) int {
 // Text reads plain text: paragraphs at blank lines, no headings.
 func Text(src []byte) *Doc {
 	p := &builder{src: src, lines: splitLines(src)}
-	for i := 0; i < len(p.lines); {
-		if p.blank(i) {
-			i++
-			continue
-		}
+	p.eachBlock(0, func(i int) int {
 		j := i
 		var b strings.Builder
 		for ; j < len(p.lines) && !p.blank(j); j++ {
@@ -147,7 +137,7 @@ func Text(src []byte) *Doc {
 			b.WriteByte('\n')
 		}
 		p.add(Paragraph, i, j, b.String())
-		i = j
-	}
+		return j
+	})
 	return p.doc()
 }

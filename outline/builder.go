@@ -55,6 +55,18 @@ func (p *builder) heading(from, to, level int, title, id string) {
 	p.add(Heading, from, to, title+"\n")
 }
 
+// eachBlock reads the document's blocks from line i on: block reads the one
+// that starts at a line that is not blank, and returns the line after it.
+func (p *builder) eachBlock(i int, block func(int) int) {
+	for i < len(p.lines) {
+		if p.blank(i) {
+			i++
+			continue
+		}
+		i = block(i)
+	}
+}
+
 // close ends section s before line i.
 func (p *builder) close(s, i int) {
 	if i < len(p.lines) {

@@ -42,14 +42,7 @@ type mdParser struct {
 
 // parse reads every block.
 func (p *mdParser) parse() {
-	i := p.frontMatter()
-	for i < len(p.lines) {
-		if p.blank(i) {
-			i++
-			continue
-		}
-		i = p.block(i)
-	}
+	p.eachBlock(p.frontMatter(), p.block)
 }
 
 // block reads the block that starts at line i, and returns the line after

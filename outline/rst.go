@@ -9,13 +9,7 @@ import "strings"
 // (grid and simple), comments, and paragraphs.
 func RST(src []byte) *Doc {
 	p := &rstParser{builder: builder{src: src, lines: splitLines(src)}, levels: map[string]int{}}
-	for i := 0; i < len(p.lines); {
-		if p.blank(i) {
-			i++
-			continue
-		}
-		i = p.block(i)
-	}
+	p.eachBlock(0, p.block)
 	return p.doc()
 }
 
