@@ -1,7 +1,6 @@
 package docsearch
 
 import (
-	"path"
 	"strings"
 
 	"github.com/folio-mcp/folio/outline"
@@ -20,25 +19,11 @@ type Unit struct {
 	Text string
 }
 
-// Units are the passages of the document at name (its kind told by its
-// extension): Markdown and MDX, HTML, reStructuredText, AsciiDoc, else
-// plain text by paragraphs.
+// Units are the passages of the document at name, read by outline.Of.
 // Headings and front matter are not units (their words go with the units
 // under them).
 func Units(name string, src []byte) []Unit {
-	var d *outline.Doc
-	switch strings.ToLower(path.Ext(name)) {
-	case ".md", ".mdx", ".markdown":
-		d = outline.Markdown(src)
-	case ".html", ".htm":
-		d = outline.HTML(src)
-	case ".rst":
-		d = outline.RST(src)
-	case ".adoc", ".asciidoc", ".asc":
-		d = outline.AsciiDoc(src)
-	default:
-		d = outline.Text(src)
-	}
+	d := outline.Of(name, src)
 	var out []Unit
 	for _, b := range d.Blocks {
 		if b.Kind == outline.Heading || b.Kind == outline.Meta || strings.TrimSpace(b.Text) == "" {

@@ -9,6 +9,29 @@
 // exact bytes of the file from its first line to its last.
 package outline
 
+import (
+	"path"
+	"strings"
+)
+
+// Of is the structure of the document at name, read by the reader its
+// extension names: Markdown and MDX (.md, .mdx, .markdown), HTML (.html,
+// .htm), reStructuredText (.rst), AsciiDoc (.adoc, .asciidoc, .asc), and
+// plain text by paragraphs for any other.
+func Of(name string, src []byte) *Doc {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".mdx", ".markdown":
+		return Markdown(src)
+	case ".html", ".htm":
+		return HTML(src)
+	case ".rst":
+		return RST(src)
+	case ".adoc", ".asciidoc", ".asc":
+		return AsciiDoc(src)
+	}
+	return Text(src)
+}
+
 // Kind is what a block is.
 type Kind uint8
 
