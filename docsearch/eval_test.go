@@ -2,6 +2,7 @@ package docsearch
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -120,7 +121,7 @@ func evaluate(t testing.TB, qs []question, half string, answer answerer) scores 
 		}
 		ranked := answer(q.Question)
 		for _, budget := range []int{2000, 500} {
-			text := pack(counter, ranked, budget)
+			text := packPlain(counter, ranked, budget)
 			if counter.Count(text) > budget {
 				s.over++
 			}
@@ -146,9 +147,44 @@ func evaluate(t testing.TB, qs []question, half string, answer answerer) scores 
 	return s
 }
 
+// evaluateAnswers is evaluate for a searcher that packs its own answers.
+func evaluateAnswers(t testing.TB, qs []question, half string, answer func(q string, budget int) string) scores {
+	t.Helper()
+	counter, err := tokencount.New(tokencount.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s scores
+	for _, q := range qs {
+		if q.Split != half {
+			continue
+		}
+		if len(q.Answers) > 0 {
+			s.answered++
+		}
+		for _, budget := range []int{2000, 500} {
+			text := answer(q.Question, budget)
+			n := counter.Count(text)
+			if n > budget {
+				s.over++
+			}
+			switch {
+			case len(q.Answers) == 0 && budget == 2000:
+				s.none++
+				s.noneTokens += n
+			case len(q.Answers) > 0 && hits(text, q) && budget == 2000:
+				s.hit2000++
+			case len(q.Answers) > 0 && hits(text, q):
+				s.hit500++
+			}
+		}
+	}
+	return s
+}
+
 // pack writes the passages, best first, each under a line saying where
 // it is, as many as fit the budget whole.
-func pack(counter tokencount.Counter, ranked []passage, budget int) string {
+func packPlain(counter tokencount.Counter, ranked []passage, budget int) string {
 	var b strings.Builder
 	for _, p := range ranked {
 		next := b.String() + fmt.Sprintf("%s:%d-%d\n%s\n", p.path, p.first, p.last, p.text)
@@ -210,9 +246,9 @@ func TestPlainBM25(t *testing.T) {
 		t.Fatalf("%d questions", len(qs))
 	}
 	units := paragraphs(corpus(t))
-	ix := NewIndex(Words)
+	ix := newPlainBM25(Words)
 	for _, u := range units {
-		ix.Add(Field{u.text, 1})
+		ix.Add(field{u.text, 1})
 	}
 	answer := func(q string) []passage {
 		var out []passage
@@ -230,50 +266,42 @@ func TestPlainBM25(t *testing.T) {
 	}
 }
 
-// TestStructured reports the docs search's ranking as it is being built:
-// the corpus's units (outline's blocks) joined into chunks of at most the
-// given words within a section, with their headings as a field counted
-// twice. The variants are compared on the tune half; the best so far (the
-// one marked) is reported on the held-out half too, which no choice is
-// made by.
-func TestStructured(t *testing.T) {
+// corpusIndex is the corpus indexed, and a Source reading it.
+func corpusIndex(t testing.TB) (*Index, Source) {
+	t.Helper()
+	ix := New()
+	text := map[string][]byte{}
+	for _, f := range corpus(t) {
+		text[f.path] = []byte(f.text)
+		ix.Put(f.path, "v1", text[f.path])
+	}
+	return ix, func(_ context.Context, path string) ([]byte, string, error) {
+		return text[path], "v1", nil
+	}
+}
+
+// TestRanking reports the docs search's answers (Index.Answer, as the
+// search tool gives them) on the tune half of the questions, which its
+// choices are made by, and on the held-out half, which none is.
+func TestRanking(t *testing.T) {
 	qs := questions(t)
-	for _, v := range []struct {
-		most  int
-		terms func(string) []string
-		name  string
-		best  bool
-	}{{100, Words, "words", false}, {100, Stems, "stems", true}, {150, Stems, "stems", false}} {
-		most := v.most
-		var chunks []passage
-		ix := NewIndex(v.terms)
-		for _, f := range corpus(t) {
-			lines := strings.SplitAfter(f.text, "\n")
-			units := Units(f.path, []byte(f.text))
-			for i := 0; i < len(units); {
-				j, words, text := i+1, len(Words(units[i].Text)), units[i].Text
-				for j < len(units) && strings.Join(units[j].Headings, "/") == strings.Join(units[i].Headings, "/") && words+len(Words(units[j].Text)) <= most {
-					words += len(Words(units[j].Text))
-					text += units[j].Text
-					j++
-				}
-				first, last := units[i].First, units[j-1].Last
-				chunks = append(chunks, passage{f.path, first, last, strings.Join(lines[first-1:last], "")})
-				ix.Add(Field{text, 1}, Field{strings.Join(units[i].Headings, " "), 2})
-				i = j
-			}
+	ix, read := corpusIndex(t)
+	counter, err := tokencount.New(tokencount.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(q string, budget int) string {
+		a, err := ix.Answer(context.Background(), Query{Text: q, MaxTokens: budget}, counter.Count, read)
+		if err != nil {
+			t.Fatal(err)
 		}
-		answer := func(q string) []passage {
-			var out []passage
-			for _, h := range ix.Search(q, 60) {
-				out = append(out, chunks[h.Passage])
-			}
-			return out
-		}
-		name := fmt.Sprintf("blocks in chunks of at most %d words, headings weight 2, %s", most, v.name)
-		report(t, name, "tune", evaluate(t, qs, "tune", answer))
-		if v.best {
-			report(t, name, "heldout", evaluate(t, qs, "heldout", answer))
+		return a.Text
+	}
+	for _, half := range []string{"tune", "heldout"} {
+		s := evaluateAnswers(t, qs, half, answer)
+		report(t, "docsearch", half, s)
+		if s.over > 0 {
+			t.Errorf("%s: %d answers over budget", half, s.over)
 		}
 	}
 }

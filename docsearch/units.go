@@ -15,6 +15,9 @@ type Unit struct {
 	// Headings are the titles of the sections that hold the unit, the
 	// outermost first.
 	Headings []string
+	// Section is the index of the innermost section that holds the unit
+	// in its document's outline, -1 before the first heading.
+	Section int
 	// Text is what the unit says, its markup dropped: what is indexed.
 	Text string
 }
@@ -33,7 +36,7 @@ func Units(name string, src []byte) []Unit {
 		if b.Section >= 0 {
 			headings = d.Path(b.Section)
 		}
-		out = append(out, Unit{Span: b.Span, Kind: b.Kind, Headings: headings, Text: b.Text})
+		out = append(out, Unit{Span: b.Span, Kind: b.Kind, Headings: headings, Section: b.Section, Text: b.Text})
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fold"
+	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/internal/mcptest"
@@ -154,6 +155,8 @@ type serverOpts struct {
 	foldTTL time.Duration
 	// noReferenceArgs keeps upstream schemas as they are.
 	noReferenceArgs bool
+	// docs indexes the served documents for search_docs.
+	docs bool
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -179,6 +182,9 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 		t.Fatal(err)
 	}
 	cfg.Fold = folder
+	if o.docs {
+		cfg.Docs = docsearch.NewTree(e.fs, docsearch.TreeOptions{})
+	}
 	if e.tokens != "" && !o.local {
 		tk, err := tokens.Open(e.tokens, cfg.Logger, o.tokensNow)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/cursor"
+	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/stdio"
@@ -55,6 +56,9 @@ type Config struct {
 	// Fold, when set, folds the large answers of list and grep into
 	// handles and serves result_query (see package fold).
 	Fold *fold.Folder
+	// Docs, when set, is the docs index that search_docs answers from;
+	// Watch builds it and keeps it current.
+	Docs *docsearch.Tree
 	// Stateless serves HTTP without sessions, for replicas behind a load
 	// balancer; there are no subscriptions then.
 	Stateless bool

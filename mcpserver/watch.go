@@ -20,10 +20,14 @@ const notifyDelay = 50 * time.Millisecond
 // Watch watches every visible directory under the roots and, until ctx
 // ends, sends notifications/resources/updated to the subscribers of a file
 // that changes (or goes) and notifications/resources/list_changed when
-// files appear or disappear. A stateless server has no subscribers, so it
-// does not watch.
+// files appear or disappear. With a docs index (Config.Docs), it builds
+// the index in the background and keeps it current from the same events.
+// A stateless server has no subscribers, so without a docs index it does
+// not watch.
 func (s *Server) Watch(ctx context.Context) error {
-	if s.cfg.Stateless {
+	if s.cfg.Docs != nil {
+		go s.buildDocs(ctx)
+	} else if s.cfg.Stateless {
 		<-ctx.Done()
 		return nil
 	}
@@ -61,16 +65,25 @@ func (s *Server) Watch(ctx context.Context) error {
 		case <-timer.C:
 			armed = false
 			s.changes.Add(1)
-			for uri := range updated {
-				s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+			s.refreshDocs(ctx, updated)
+			if !s.cfg.Stateless {
+				s.notifyChanges(ctx, updated, came)
 			}
 			clear(updated)
-			if len(came) > 0 {
-				s.setListChange(came)
-				came = nil
-				s.resourceListChanged()
-			}
+			came = nil
 		}
+	}
+}
+
+// notifyChanges sends resources/updated for each updated URI, and
+// resources/list_changed when names came or went.
+func (s *Server) notifyChanges(ctx context.Context, updated map[string]bool, came []string) {
+	for uri := range updated {
+		s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	}
+	if len(came) > 0 {
+		s.setListChange(came)
+		s.resourceListChanged()
 	}
 }
 

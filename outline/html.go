@@ -181,15 +181,24 @@ func (p *htmlParser) flushLoose(end int) {
 }
 
 // block adds a block of bytes [start, end), widened to whole lines; one
-// that shares a line with the block before it joins that block (a heading
-// then stays a heading only if it came first).
+// that shares a line with the block before it joins that block, its text
+// too (a heading joined by text becomes a paragraph: its section stays,
+// and its words are searched with the text's).
 func (p *htmlParser) block(kind Kind, start, end int, text string, level int, id string) {
 	from, to := p.lineOf(start), p.lineOf(max(end-1, start))+1
 	if n := len(p.blocks); n > 0 && p.blocks[n-1].Last > from {
 		last := &p.blocks[n-1]
+		joined := *last
 		if to > last.Last {
-			*last = Block{Span: p.span(last.First-1, to), Kind: last.Kind, Section: last.Section, Text: last.Text + text}
+			joined.Span = p.span(last.First-1, to)
 		}
+		if kind != Meta && strings.TrimSpace(text) != "" {
+			joined.Text += text
+			if joined.Kind == Heading || joined.Kind == Meta {
+				joined.Kind = Paragraph
+			}
+		}
+		*last = joined
 		return
 	}
 	if kind == Heading {

@@ -54,6 +54,8 @@ const (
 	// MetaFirstLine, MetaLastLine: the lines a page read from a line
 	// holds (the last whole or not).
 	MetaFirstLine = "folio/first_line"
+	// MetaPassages: how many passages a search_docs answer holds.
+	MetaPassages = "folio/passages"
 	MetaLastLine  = "folio/last_line"
 	// MetaMatches, MetaFilesSearched, MetaTruncated: of a grep answer
 	// given as text, its matching lines, the files searched, and whether

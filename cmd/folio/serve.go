@@ -71,7 +71,7 @@ read by its name either way.`,
 			&cli.StringFlag{Name: "admin", EnvVars: []string{"FOLIO_ADMIN"}, Usage: "serve /metrics (Prometheus), /healthz and /readyz on this address (host:port; loopback unless you mean it), apart from the MCP endpoint"},
 			tokenizerFlag(),
 			maxFileBytesFlag("refuse files larger than this (0: no cap)"),
-		}, append(cursorFlags(), foldFlags()...)...),
+		}, append(append(cursorFlags(), foldFlags()...), docsFlags()...)...),
 		Action: serveAction,
 	}
 }
@@ -96,6 +96,7 @@ type serveOptions struct {
 	// addressWarning is what to log of serving HTTP without tokens.
 	addressWarning string
 	fold           foldOptions
+	docs           docsOptions
 }
 
 // readServeOptions reads serve's flags and checks each, and how they go
@@ -134,6 +135,7 @@ func newServeOptions(c *cli.Context) serveOptions {
 		maxAnswerBytes: c.Int("max-answer-bytes"), lineMaxTokens: c.Int("line-max-tokens"),
 		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
 		readMemory: c.Int64("read-memory"), maxFileBytes: c.Int64("max-file-bytes"),
+		docs: readDocsOptions(c),
 	}
 }
 
@@ -168,6 +170,7 @@ func serveFlagRules(c *cli.Context, o serveOptions, adminErr error) []flagRule {
 		{o.toolSearch != mcpserver.SearchAuto && o.toolSearch != mcpserver.SearchOn && o.toolSearch != mcpserver.SearchOff,
 			"--tool-search is auto, on or off"},
 		{o.toolSearchThreshold < 1, "--tool-search-threshold must be positive"},
+		{o.docs.maxBytes < 0, "--docs-max-bytes must not be negative"},
 	}
 }
 
@@ -293,6 +296,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Fold:                  folder,
+		Docs:                  o.docs.tree(fs),
 		Gateway:               gateway,
 		NoReferenceArgs:       o.noReferenceArgs,
 		ToolSearch:            o.toolSearch,

@@ -1,0 +1,214 @@
+package docsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/folio-mcp/folio/fsview"
+)
+
+// DocExtensions are the extensions of the files a Tree indexes by
+// default: the formats package outline reads by their structure, and
+// plain text.
+var DocExtensions = []string{".md", ".mdx", ".markdown", ".html", ".htm", ".rst", ".adoc", ".asciidoc", ".asc", ".txt"}
+
+// A Tree keeps an Index of the documents under a view's roots: built in
+// the background from a walk (the files `list` shows, with the view's
+// deny rules, ignore files, size cap and text detection), then kept
+// current a file at a time (see Refresh). It answers through a caller's
+// own view, so a caller is only ever quoted what it may read.
+type Tree struct {
+	ix   *Index
+	fs   *fsview.FS
+	keep func(name string) bool
+	// maxBytes caps the text indexed; over it, files are left out.
+	maxBytes int64
+
+	built    atomic.Bool
+	capped   atomic.Bool
+	mu       sync.Mutex // serialises Refresh's reads of one file
+	buildErr error
+}
+
+// TreeOptions shape a Tree.
+type TreeOptions struct {
+	// Extensions are the extensions of the files indexed (with the dot,
+	// any case); nil for DocExtensions.
+	Extensions []string
+	// MaxBytes caps the text indexed, 0 for no cap.
+	MaxBytes int64
+}
+
+// NewTree returns a Tree over fs's roots, empty until Build.
+func NewTree(fs *fsview.FS, o TreeOptions) *Tree {
+	exts := o.Extensions
+	if exts == nil {
+		exts = DocExtensions
+	}
+	set := map[string]bool{}
+	for _, e := range exts {
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		set[strings.ToLower(e)] = true
+	}
+	return &Tree{ix: New(), fs: fs, maxBytes: o.MaxBytes, keep: func(name string) bool {
+		return set[strings.ToLower(path.Ext(name))]
+	}}
+}
+
+// Index is the tree's index.
+func (t *Tree) Index() *Index { return t.ix }
+
+// Built reports whether the first build is over.
+func (t *Tree) Built() bool { return t.built.Load() }
+
+// Build walks every root and indexes each document it finds, until ctx is
+// done; it marks the tree built when it ends, done or not.
+func (t *Tree) Build(ctx context.Context) error {
+	defer t.built.Store(true)
+	var errs []error
+	for _, root := range t.fs.Roots() {
+		err := t.fs.WalkFiles(ctx, root, nil, func(f fsview.File) bool { return t.keep(f.Rel) }, func(e *fsview.Entry, err error) error {
+			if err != nil {
+				return nil // hidden or gone: not indexed
+			}
+			return t.put(ctx, e)
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// errFull stops a build at the tree's cap.
+var errFull = errors.New("docsearch: index full")
+
+// put indexes the entry; errFull once the cap is reached.
+func (t *Tree) put(ctx context.Context, e *fsview.Entry) error {
+	if t.maxBytes > 0 && t.ix.Stats().Bytes+e.Size() > t.maxBytes {
+		e.Drop()
+		t.capped.Store(true)
+		return errFull
+	}
+	s, err := t.fs.ReadEntry(ctx, e, nil)
+	if err != nil {
+		return ctx.Err() // unreadable (not text, too large, gone): not indexed
+	}
+	defer s.Release()
+	t.ix.Put(t.fs.Name(s.File), fsview.VersionOf(s.Window).String(), s.Window)
+	return nil
+}
+
+// Refresh brings what is at the absolute path p up to date: a document
+// indexed again if it changed, a directory's documents likewise, and what
+// went or is no longer shown dropped.
+func (t *Tree) Refresh(ctx context.Context, p string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := t.fs.Resolve(p)
+	if err != nil {
+		if name, ok := t.nameOf(p); ok {
+			t.ix.RemoveUnder(name)
+		}
+		return
+	}
+	if !f.IsDir() {
+		t.refreshFile(ctx, f)
+		return
+	}
+	t.fs.Walk(ctx, p, nil, func(f fsview.File, err error) error {
+		if err == nil {
+			t.refreshFile(ctx, f)
+		}
+		return ctx.Err()
+	})
+}
+
+// refreshFile indexes f again if it changed since it was indexed.
+func (t *Tree) refreshFile(ctx context.Context, f fsview.File) {
+	name := t.fs.Name(f)
+	if !t.keep(name) {
+		return
+	}
+	s, err := t.fs.Content(ctx, f)
+	if err != nil {
+		t.ix.Remove(name)
+		return
+	}
+	defer s.Release()
+	if v := fsview.VersionOf(s.Window).String(); v != t.ix.Version(name) {
+		t.ix.Put(name, v, s.Window)
+	}
+}
+
+// nameOf is the name the tree would index the absolute path p by.
+func (t *Tree) nameOf(p string) (string, bool) {
+	for i, root := range t.fs.Roots() {
+		rel, ok := strings.CutPrefix(p, root+"/")
+		if !ok {
+			continue
+		}
+		if i == 0 {
+			return rel, true
+		}
+		return p, true
+	}
+	return "", false
+}
+
+// Ask answers q through the view cfs (the caller's: its allow list and
+// policy): only documents it shows are quoted, read fresh through it.
+// under, when not empty, keeps to the documents under that path (a name
+// as cfs resolves it).
+func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, count func(string) int) (Answer, error) {
+	keep, err := t.scope(cfs, under)
+	if err != nil {
+		return Answer{}, err
+	}
+	q.Keep = keep
+	if !t.Built() {
+		q.Note = joinNote(q.Note, fmt.Sprintf("the index is still being built (%d documents so far): search again for a whole answer", t.ix.Stats().Documents))
+	} else if t.capped.Load() {
+		q.Note = joinNote(q.Note, fmt.Sprintf("the index stopped at its %d-byte cap: some documents are not searched", t.maxBytes))
+	}
+	return t.ix.Answer(ctx, q, count, func(ctx context.Context, name string) ([]byte, string, error) {
+		f, err := cfs.Regular(name)
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := cfs.Content(ctx, f)
+		if err != nil {
+			return nil, "", err
+		}
+		s.Release()
+		return s.Window, fsview.VersionOf(s.Window).String(), nil
+	})
+}
+
+// scope is what a search through cfs under the path under may quote.
+func (t *Tree) scope(cfs *fsview.FS, under string) (func(string) bool, error) {
+	if under == "" {
+		return cfs.Permits, nil
+	}
+	d, err := cfs.Resolve(under)
+	if err != nil {
+		return nil, err
+	}
+	prefix := cfs.Name(d)
+	if !d.IsDir() {
+		return func(name string) bool { return name == prefix && cfs.Permits(name) }, nil
+	}
+	if prefix == "." || prefix == "" {
+		return cfs.Permits, nil
+	}
+	return func(name string) bool {
+		return strings.HasPrefix(name, prefix+"/") && cfs.Permits(name)
+	}, nil
+}
