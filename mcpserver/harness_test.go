@@ -17,8 +17,8 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/folio-mcp/folio/cursor"
-	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/docsearch"
+	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/internal/mcptest"

@@ -56,7 +56,7 @@ const (
 	MetaFirstLine = "folio/first_line"
 	// MetaPassages: how many passages a search_docs answer holds.
 	MetaPassages = "folio/passages"
-	MetaLastLine  = "folio/last_line"
+	MetaLastLine = "folio/last_line"
 	// MetaMatches, MetaFilesSearched, MetaTruncated: of a grep answer
 	// given as text, its matching lines, the files searched, and whether
 	// a limit cut it short.
