@@ -13,22 +13,22 @@ import (
 // of one section join while the words stay at most chunkWords, so a
 // passage is a paragraph with the list or code block that follows it, not
 // a whole chapter; a unit longer than that is a passage alone.
-var chunkWords = 100
+const chunkWords = 100
 
 // Weights of a passage's fields: how many times a word counts in its
-// body, its heading path and its document's title.
-var (
-	bodyWeight    float32 = 1
-	headingWeight float32 = 2
-	titleWeight   float32 = 1
+// body, its heading path and its document's title, and a pair of words
+// side by side in its body (see pairs).
+const (
+	bodyWeight    = 1
+	headingWeight = 2
+	titleWeight   = 1
+	pairWeight    = 1
 )
 
-// How much a passage's section's score and its document's add to its own.
-var (
-	sectionShare  = 0.5
-	documentShare = 0.0
-	topSections   = 0
-)
+// sectionShare is how much of the score of the section a passage is in
+// (its words all together) adds to the passage's own: a passage under a
+// section about the question ranks above one that only shares its words.
+const sectionShare = 0.5
 
 // A Passage is a run of whole lines of an indexed document that a search
 // may answer with.
@@ -43,18 +43,22 @@ type Passage struct {
 	Headings []string
 }
 
-// document is an indexed file: its passages are ids first to first+n-1
-// of the passages table, its sections likewise, and id is its entry in the
-// documents table.
+// document is an indexed file: its passages and its sections, each a run
+// of ids of their table.
 type document struct {
-	path, version, title string
-	size                 int64
-	id                   int32
-	passages, sections   span32
+	path, version      string
+	size               int64
+	passages, sections span32
 }
 
 // span32 is ids first to first+n-1 of a table.
 type span32 struct{ first, n int32 }
+
+func (s span32) each(fn func(id int32)) {
+	for id := s.first; id < s.first+s.n; id++ {
+		fn(id)
+	}
+}
 
 // passageEntry is a passage as the index keeps it (nil doc: killed).
 type passageEntry struct {
@@ -70,21 +74,19 @@ type passageEntry struct {
 // holds each passage's place and its words' counts, never its text: an
 // answer reads the text from the file (see Answer).
 //
-// A passage is scored on its own words, and on those of the section it is
-// in and of its document, each a BM25 table of its own.
+// A passage is scored on its own words and on those of the section it is
+// in, each a BM25 table of its own.
 type Index struct {
-	mu                           sync.RWMutex
-	docs                         map[string]*document
-	entries                      []passageEntry
-	byDoc                        []*document // by id in the documents table
-	sections                     [][2]int32  // each section's passages, first and n
-	passages, secTable, docTable *table
-	bytes                        int64
+	mu                 sync.RWMutex
+	docs               map[string]*document
+	entries            []passageEntry // by id in the passages table
+	passages, sections *table
+	bytes              int64
 }
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{docs: map[string]*document{}, passages: newTable(), secTable: newTable(), docTable: newTable()}
+	return &Index{docs: map[string]*document{}, passages: newTable(), sections: newTable()}
 }
 
 // Stats are an index's size.
@@ -165,37 +167,22 @@ func merged(cs []counts) counts {
 // Put indexes the document at path, at version, from its bytes, in place
 // of what was indexed for path before.
 func (ix *Index) Put(path, version string, src []byte) {
-	title := outline.Of(path, src).Title
 	cs := chunks(Units(path, src))
-	tfs := make([]counts, len(cs))
-	titleWords := Stems(title)
-	for i, c := range cs {
-		tfs[i] = counts{}
-		body := Stems(c.body)
-		tfs[i].add(body, bodyWeight)
-		if pairWeight > 0 {
-			tfs[i].add(pairs(body), pairWeight)
-		}
-		tfs[i].add(Stems(strings.Join(c.headings, " ")), headingWeight)
-		tfs[i].add(titleWords, titleWeight)
-	}
+	tfs := passageCounts(cs, Stems(outline.Of(path, src).Title))
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.drop(path)
-	d := &document{path: path, version: version, title: title, size: int64(len(src))}
+	d := &document{path: path, version: version, size: int64(len(src))}
 	ix.docs[path] = d
 	ix.bytes += d.size
-	d.id = ix.docTable.add(merged(tfs))
-	ix.byDoc = append(ix.byDoc, d)
 	d.passages.first = int32(len(ix.entries))
-	d.sections.first = int32(len(ix.sections))
+	d.sections.first = int32(len(ix.sections.lengths))
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].section == cs[i].section {
 			j++
 		}
-		sec := ix.secTable.add(merged(tfs[i:j]))
-		ix.sections = append(ix.sections, [2]int32{int32(len(ix.entries)), int32(j - i)})
+		sec := ix.sections.add(merged(tfs[i:j]))
 		for k := i; k < j; k++ {
 			ix.passages.add(tfs[k])
 			ix.entries = append(ix.entries, passageEntry{doc: d, span: cs[k].span, headings: cs[k].headings, section: sec})
@@ -203,8 +190,23 @@ func (ix *Index) Put(path, version string, src []byte) {
 		i = j
 	}
 	d.passages.n = int32(len(ix.entries)) - d.passages.first
-	d.sections.n = int32(len(ix.sections)) - d.sections.first
+	d.sections.n = int32(len(ix.sections.lengths)) - d.sections.first
 	ix.compact()
+}
+
+// passageCounts are the weighted word counts of each chunk: its body, its
+// pairs of words, its heading path and its document's title.
+func passageCounts(cs []chunk, title []string) []counts {
+	tfs := make([]counts, len(cs))
+	for i, c := range cs {
+		body := Stems(c.body)
+		tfs[i] = counts{}
+		tfs[i].add(body, bodyWeight)
+		tfs[i].add(pairs(body), pairWeight)
+		tfs[i].add(Stems(strings.Join(c.headings, " ")), headingWeight)
+		tfs[i].add(title, titleWeight)
+	}
+	return tfs
 }
 
 // Remove drops the document at path from the index.
@@ -228,7 +230,7 @@ func (ix *Index) RemoveUnder(name string) {
 	ix.compact()
 }
 
-// drop kills the document at path's entries. The caller holds mu.
+// drop kills the entries of the document at path. The caller holds mu.
 func (ix *Index) drop(path string) {
 	d := ix.docs[path]
 	if d == nil {
@@ -236,25 +238,21 @@ func (ix *Index) drop(path string) {
 	}
 	delete(ix.docs, path)
 	ix.bytes -= d.size
-	ix.docTable.kill(d.id)
-	ix.byDoc[d.id] = nil
-	for id := d.passages.first; id < d.passages.first+d.passages.n; id++ {
+	d.passages.each(func(id int32) {
 		ix.passages.kill(id)
 		ix.entries[id].doc = nil
-	}
-	for id := d.sections.first; id < d.sections.first+d.sections.n; id++ {
-		ix.secTable.kill(id)
-	}
+	})
+	d.sections.each(ix.sections.kill)
 }
 
-// compact drops killed entries from every table once they are as many as
+// compact drops killed entries from the tables once they are as many as
 // the live ones, so each Put costs its document's size, amortised. The
 // caller holds mu.
 func (ix *Index) compact() {
 	if ix.passages.dead < 1024 || ix.passages.dead < ix.passages.live {
 		return
 	}
-	pass, secs, docs := ix.passages.compact(), ix.secTable.compact(), ix.docTable.compact()
+	pass, secs := ix.passages.compact(), ix.sections.compact()
 	entries := ix.entries[:0]
 	for _, e := range ix.entries {
 		if e.doc != nil {
@@ -263,88 +261,48 @@ func (ix *Index) compact() {
 		}
 	}
 	ix.entries = slices.Clip(entries)
-	sections := ix.sections[:0]
-	for id, s := range ix.sections {
-		if secs[id] >= 0 {
-			sections = append(sections, [2]int32{pass[s[0]], s[1]})
-		}
+	for _, d := range ix.docs {
+		d.passages.first = pass[d.passages.first]
+		d.sections.first = secs[d.sections.first]
 	}
-	ix.sections = slices.Clip(sections)
-	byDoc := ix.byDoc[:0]
-	for _, d := range ix.byDoc {
-		if d != nil {
-			d.passages.first = pass[d.passages.first]
-			d.sections.first = secs[d.sections.first]
-			d.id = docs[d.id]
-			byDoc = append(byDoc, d)
-		}
-	}
-	ix.byDoc = slices.Clip(byDoc)
 }
 
 // A Hit is a passage found and its score.
 type Hit struct {
 	Passage
-	Score    float64
-	Coverage float64
-	id       int32
+	Score float64
 }
 
 // Search ranks the passages for query, the best n first, among the
-// documents keep accepts (nil: all). It stops with ctx's error when ctx
-// is done.
+// documents keep accepts (nil: all). A passage that holds none of the
+// query's words but stop words is not found. It stops with ctx's error
+// when ctx is done.
 func (ix *Index) Search(ctx context.Context, query string, n int, keep func(path string) bool) ([]Hit, error) {
-	terms := Stems(query)
-	if queryStops {
-		terms = slices.DeleteFunc(terms, func(w string) bool { return stop[w] })
-	}
-	if pairWeight > 0 {
-		terms = append(terms, pairs(terms)...)
-	}
-	terms = uniq(terms)
+	words := Stems(query)
+	terms := uniq(append(words, pairs(words)...))
+	content := slices.ContainsFunc(terms, isContent)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if n <= 0 {
-		return nil, ctx.Err()
+	ps, matched, ss := map[int32]float64{}, map[int32]bool{}, map[int32]float64{}
+	if err := ix.passages.score(ctx, terms, ps, matched); err != nil {
+		return nil, err
 	}
-	ps, ss, ds := map[int32]float64{}, map[int32]float64{}, map[int32]float64{}
-	pm, sm := map[int32]float64{}, map[int32]float64{}
-	for _, s := range []struct {
-		t               *table
-		scores, matched map[int32]float64
-	}{{ix.passages, ps, pm}, {ix.secTable, ss, sm}, {ix.docTable, ds, nil}} {
-		if err := s.t.score(ctx, terms, s.scores, s.matched); err != nil {
-			return nil, err
-		}
-	}
-	var whole float64
-	for _, w := range terms {
-		if !strings.Contains(w, " ") && !stop[w] {
-			whole += ix.passages.idf(len(ix.passages.postings[w]))
-		}
-	}
-	for _, sec := range topOf(ss, topSections) {
-		s := ix.sections[sec]
-		for id := s[0]; id < s[0]+s[1]; id++ {
-			ps[id] += 0
-		}
+	if err := ix.sections.score(ctx, terms, ss, nil); err != nil {
+		return nil, err
 	}
 	for id := range ps {
-		if whole > 0 && pm[id] == 0 {
-			delete(ps, id) // matched only by words such as "the"
+		if content && !matched[id] {
+			delete(ps, id)
 			continue
 		}
-		e := &ix.entries[id]
-		ps[id] += sectionShare*ss[e.section] + documentShare*ds[e.doc.id]
+		ps[id] += sectionShare * ss[ix.entries[id].section]
 	}
-	hits := ix.best(ps, n, keep)
-	for i := range hits {
-		hits[i].Coverage = max(pm[hits[i].id], coverSection*sm[ix.entries[hits[i].id].section]) / max(whole, 1e-9)
-	}
-	return hits, nil
+	return ix.best(ps, n, keep), nil
 }
 
-var coverSection = 0.0
+// isContent reports whether a term of a query says what it is about: a
+// word not a stop word, or a pair.
+func isContent(w string) bool { return !stop[w] }
 
 // topOf is the n ids of the highest scores.
 func topOf(scores map[int32]float64, n int) []int32 {
@@ -383,7 +341,7 @@ func (ix *Index) best(scores map[int32]float64, n int, keep func(string) bool) [
 		if keep != nil && !keep(e.doc.path) {
 			continue
 		}
-		hits = append(hits, Hit{Passage: Passage{e.doc.path, e.doc.version, e.span, e.headings}, Score: scores[id], id: id})
+		hits = append(hits, Hit{Passage{e.doc.path, e.doc.version, e.span, e.headings}, scores[id]})
 		if len(hits) == n {
 			break
 		}
@@ -404,11 +362,10 @@ func uniq(words []string) []string {
 	return out
 }
 
-var pairWeight float32 = 1
-
-var queryStops = false
-
-// pairs are the adjacent pairs of words that are not stop words.
+// pairs are the pairs of words side by side (stop words aside, which part
+// pairs): indexed, and asked for, as terms of their own, they rank
+// passages that say a question's words together above those that hold
+// them apart.
 func pairs(words []string) []string {
 	var out []string
 	prev := ""
@@ -425,6 +382,8 @@ func pairs(words []string) []string {
 	return out
 }
 
+// stop holds the stop words: English words so common that they say
+// nothing of what a passage is about (as Stems gives them).
 var stop = map[string]bool{}
 
 func init() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 )
 
 // BM25's parameters, the usual ones.
@@ -58,9 +57,10 @@ func (t *table) kill(id int32) {
 	t.dead++
 }
 
-// score adds to scores each live entry's BM25 score for the terms. It
-// stops with ctx's error when ctx is done.
-func (t *table) score(ctx context.Context, terms []string, scores, matched map[int32]float64) error {
+// score adds to scores each live entry's BM25 score for the terms, and
+// marks in matched (when not nil) the entries a content term matched (see
+// isContent). It stops with ctx's error when ctx is done.
+func (t *table) score(ctx context.Context, terms []string, scores map[int32]float64, matched map[int32]bool) error {
 	if t.live == 0 {
 		return nil
 	}
@@ -78,8 +78,8 @@ func (t *table) score(ctx context.Context, terms []string, scores, matched map[i
 			}
 			tf := float64(p.tf)
 			scores[p.id] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(length)/avg))
-			if matched != nil && !strings.Contains(w, " ") && !stop[w] {
-				matched[p.id] += idf
+			if matched != nil && isContent(w) {
+				matched[p.id] = true
 			}
 		}
 	}
