@@ -102,7 +102,7 @@ func (ix *Index) unknown(query string) []string {
 	defer ix.mu.RUnlock()
 	var out []string
 	for _, w := range Words(query) {
-		if s := stem(w); !stop[s] && len(ix.passages.postings[s]) == 0 && !slices.Contains(out, w) {
+		if s := stem(w); !stop[s] && ix.passages.df(ix.termOf(s)) == 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

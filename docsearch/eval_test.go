@@ -98,8 +98,8 @@ type passage struct {
 // answerer answers a question with passages, best first.
 type answerer func(question string) []passage
 
-// scores are a searcher's figures on one half of the questions.
-type scores struct {
+// figures are a searcher's figures on one half of the questions.
+type figures struct {
 	answered, hit2000, hit500 int
 	none, noneTokens          int
 	over                      int // answers over their budget
@@ -108,13 +108,13 @@ type scores struct {
 // evaluate asks every question of half, at budgets 2000 and 500: an
 // answer hits when its text holds a label of the question; for a question
 // with no answer, what counts is the tokens it returned.
-func evaluate(t testing.TB, qs []question, half string, answer answerer) scores {
+func evaluate(t testing.TB, qs []question, half string, answer answerer) figures {
 	t.Helper()
 	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s scores
+	var s figures
 	for _, q := range qs {
 		if q.Split != half {
 			continue
@@ -148,13 +148,13 @@ func evaluate(t testing.TB, qs []question, half string, answer answerer) scores 
 }
 
 // evaluateAnswers is evaluate for a searcher that packs its own answers.
-func evaluateAnswers(t testing.TB, qs []question, half string, answer func(q string, budget int) string) scores {
+func evaluateAnswers(t testing.TB, qs []question, half string, answer func(q string, budget int) string) figures {
 	t.Helper()
 	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s scores
+	var s figures
 	for _, q := range qs {
 		if q.Split != half {
 			continue
@@ -207,7 +207,7 @@ func hits(text string, q question) bool {
 }
 
 // report logs s as the figures the issue names.
-func report(t testing.TB, name, half string, s scores) {
+func report(t testing.TB, name, half string, s figures) {
 	t.Helper()
 	t.Logf("%s, %s (%d answered, %d without an answer): hit@2000 %.3f, hit@500 %.3f, tokens on no-answer questions %.0f of 2000, answers over budget %d",
 		name, half, s.answered, s.none, float64(s.hit2000)/float64(s.answered), float64(s.hit500)/float64(s.answered), float64(s.noneTokens)/float64(max(s.none, 1)), s.over)

@@ -77,16 +77,24 @@ type passageEntry struct {
 // A passage is scored on its own words and on those of the section it is
 // in, each a BM25 table of its own.
 type Index struct {
-	mu                 sync.RWMutex
-	docs               map[string]*document
-	entries            []passageEntry // by id in the passages table
-	passages, sections *table
-	bytes              int64
+	mu       sync.RWMutex
+	docs     map[string]*document
+	entries  []passageEntry // by id in the passages table
+	passages *table
+	sections *table
+	bytes    int64
+	// vocab and pairs give terms their ids: words, and pairs of words'
+	// ids; terms is how many there are.
+	vocab map[string]int32
+	pairs map[[2]int32]int32
+	terms int32
+	// counts and secCounts are the tallies Put counts with.
+	counts, secCounts tally
 }
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{docs: map[string]*document{}, passages: newTable(), sections: newTable()}
+	return &Index{docs: map[string]*document{}, passages: &table{}, sections: &table{}, vocab: map[string]int32{}, pairs: map[[2]int32]int32{}}
 }
 
 // Stats are an index's size.
@@ -100,7 +108,7 @@ type Stats struct {
 func (ix *Index) Stats() Stats {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return Stats{Documents: len(ix.docs), Passages: ix.passages.live, Terms: len(ix.passages.postings), Bytes: ix.bytes}
+	return Stats{Documents: len(ix.docs), Passages: ix.passages.live, Terms: int(ix.terms), Bytes: ix.bytes}
 }
 
 // Version is the version of the document at path as indexed, "" for none.
@@ -118,57 +126,43 @@ type chunk struct {
 	span     outline.Span
 	headings []string
 	section  int
-	body     string
+	words    []string // stems of its body
 }
 
 // chunks joins a document's units into passages (see chunkWords).
 func chunks(units []Unit) []chunk {
 	var out []chunk
 	for i := 0; i < len(units); {
-		words := len(Words(units[i].Text))
-		body := []string{units[i].Text}
+		words := Stems(units[i].Text)
 		j := i + 1
 		for ; j < len(units) && units[j].Section == units[i].Section; j++ {
-			n := len(Words(units[j].Text))
-			if words+n > chunkWords {
+			more := Stems(units[j].Text)
+			if len(words)+len(more) > chunkWords {
 				break
 			}
-			words += n
-			body = append(body, units[j].Text)
+			words = append(words, more...)
 		}
 		span := units[i].Span
 		span.End, span.Last = units[j-1].End, units[j-1].Last
-		out = append(out, chunk{span, units[i].Headings, units[i].Section, strings.Join(body, "\n")})
+		out = append(out, chunk{span, units[i].Headings, units[i].Section, words})
 		i = j
 	}
 	return out
 }
 
-// counts is weighted word counts.
-type counts map[string]float32
-
-func (c counts) add(words []string, weight float32) {
-	for _, w := range words {
-		c[w] += weight
-	}
-}
-
-// merged is the sum of cs.
-func merged(cs []counts) counts {
-	out := counts{}
+// Put indexes the document at path, at version, from its bytes, in place
+// of what was indexed for path before. Its words are read before the
+// index is locked; only their counting holds the lock.
+func (ix *Index) Put(path, version string, src []byte) {
+	doc := outline.Of(path, src)
+	cs := chunks(unitsOf(doc))
+	title := Stems(doc.Title)
+	headings := map[int][]string{} // stems of each section's heading path
 	for _, c := range cs {
-		for w, n := range c {
-			out[w] += n
+		if _, ok := headings[c.section]; !ok {
+			headings[c.section] = Stems(strings.Join(c.headings, " "))
 		}
 	}
-	return out
-}
-
-// Put indexes the document at path, at version, from its bytes, in place
-// of what was indexed for path before.
-func (ix *Index) Put(path, version string, src []byte) {
-	cs := chunks(Units(path, src))
-	tfs := passageCounts(cs, Stems(outline.Of(path, src).Title))
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.drop(path)
@@ -182,11 +176,7 @@ func (ix *Index) Put(path, version string, src []byte) {
 		for j < len(cs) && cs[j].section == cs[i].section {
 			j++
 		}
-		sec := ix.sections.add(merged(tfs[i:j]))
-		for k := i; k < j; k++ {
-			ix.passages.add(tfs[k])
-			ix.entries = append(ix.entries, passageEntry{doc: d, span: cs[k].span, headings: cs[k].headings, section: sec})
-		}
+		ix.putSection(d, cs[i:j], title, headings)
 		i = j
 	}
 	d.passages.n = int32(len(ix.entries)) - d.passages.first
@@ -194,19 +184,142 @@ func (ix *Index) Put(path, version string, src []byte) {
 	ix.compact()
 }
 
-// passageCounts are the weighted word counts of each chunk: its body, its
-// pairs of words, its heading path and its document's title.
-func passageCounts(cs []chunk, title []string) []counts {
-	tfs := make([]counts, len(cs))
-	for i, c := range cs {
-		body := Stems(c.body)
-		tfs[i] = counts{}
-		tfs[i].add(body, bodyWeight)
-		tfs[i].add(pairs(body), pairWeight)
-		tfs[i].add(Stems(strings.Join(c.headings, " ")), headingWeight)
-		tfs[i].add(title, titleWeight)
+// putSection adds the chunks of one section of d, and the section. The
+// caller holds mu.
+func (ix *Index) putSection(d *document, cs []chunk, title []string, headings map[int][]string) {
+	ix.secCounts.reset()
+	for _, c := range cs {
+		ix.counts.reset()
+		ix.count(c.words, bodyWeight)
+		ix.count(headings[c.section], headingWeight)
+		ix.count(title, titleWeight)
+		for _, term := range ix.counts.touched {
+			ix.secCounts.add(term, ix.counts.tf[term])
+		}
+		ix.countPairs(c.words)
+		ix.passages.add(ix.counts.list())
+		ix.entries = append(ix.entries, passageEntry{doc: d, span: c.span, headings: c.headings, section: int32(len(ix.sections.lengths))})
 	}
-	return tfs
+	ix.sections.add(ix.secCounts.list())
+}
+
+// count adds words to the passage being counted, each weight times.
+func (ix *Index) count(words []string, weight float32) {
+	for _, w := range words {
+		ix.counts.add(ix.intern(w), weight)
+	}
+}
+
+// countPairs adds the pairs of words side by side to the passage being
+// counted (stop words aside, which part pairs): indexed, and asked for,
+// as terms of their own, they rank passages that say a question's words
+// together above those that hold them apart.
+func (ix *Index) countPairs(words []string) {
+	prev := int32(-1)
+	for _, w := range words {
+		if stop[w] {
+			prev = -1
+			continue
+		}
+		id := ix.intern(w)
+		if prev >= 0 {
+			ix.counts.add(ix.internPair(prev, id), pairWeight)
+		}
+		prev = id
+	}
+}
+
+// intern is the id of the term w, given one if it is new. The caller
+// holds mu.
+func (ix *Index) intern(w string) int32 {
+	id, ok := ix.vocab[w]
+	if !ok {
+		id = ix.newTerm()
+		ix.vocab[strings.Clone(w)] = id
+	}
+	return id
+}
+
+// internPair is the id of the pair of terms a, b, given one if it is new.
+// The caller holds mu.
+func (ix *Index) internPair(a, b int32) int32 {
+	id, ok := ix.pairs[[2]int32{a, b}]
+	if !ok {
+		id = ix.newTerm()
+		ix.pairs[[2]int32{a, b}] = id
+	}
+	return id
+}
+
+// newTerm is a new term's id.
+func (ix *Index) newTerm() int32 {
+	ix.terms++
+	return ix.terms - 1
+}
+
+// termsOf are the ids of a query's words and of its pairs of words side
+// by side, each once (-1 for one the index has not). The caller holds mu,
+// for reading.
+func (ix *Index) termsOf(words []string) []int32 {
+	var ids []int32
+	prev := int32(-1)
+	for _, w := range words {
+		id := ix.termOf(w)
+		if !slices.Contains(ids, id) || id < 0 {
+			ids = append(ids, id)
+		}
+		if stop[w] {
+			prev = -1
+			continue
+		}
+		if pair, ok := ix.pairs[[2]int32{prev, id}]; ok && prev >= 0 && id >= 0 && !slices.Contains(ids, pair) {
+			ids = append(ids, pair)
+		}
+		prev = id
+	}
+	return ids
+}
+
+// termOf is the id of the word w, -1 for none. The caller holds mu.
+func (ix *Index) termOf(w string) int32 {
+	if id, ok := ix.vocab[w]; ok {
+		return id
+	}
+	return -1
+}
+
+// tally is a passage's or a section's weighted term counts as they are
+// made: a dense array by term id, and the ids touched, so that a count
+// costs no hashing and a reset what was touched.
+type tally struct {
+	tf      []float32
+	touched []int32
+}
+
+func (t *tally) add(term int32, n float32) {
+	for int(term) >= len(t.tf) {
+		t.tf = append(t.tf, make([]float32, len(t.tf)+1024)...)
+	}
+	if t.tf[term] == 0 {
+		t.touched = append(t.touched, term)
+	}
+	t.tf[term] += n
+}
+
+// list is the counts made, by term.
+func (t *tally) list() []termCount {
+	out := make([]termCount, len(t.touched))
+	for i, term := range t.touched {
+		out[i] = termCount{term, t.tf[term]}
+	}
+	return out
+}
+
+func (t *tally) reset() {
+	for _, term := range t.touched {
+		t.tf[term] = 0
+	}
+	t.touched = t.touched[:0]
 }
 
 // Remove drops the document at path from the index.
@@ -274,28 +387,31 @@ type Hit struct {
 }
 
 // Search ranks the passages for query, the best n first, among the
-// documents keep accepts (nil: all). A passage that holds none of the
-// query's words but stop words is not found. It stops with ctx's error
-// when ctx is done.
+// documents keep accepts (nil: all). Stop words count only in a query
+// made of nothing else. It stops with ctx's error when ctx is done.
 func (ix *Index) Search(ctx context.Context, query string, n int, keep func(path string) bool) ([]Hit, error) {
 	words := Stems(query)
-	terms := uniq(append(words, pairs(words)...))
-	content := slices.ContainsFunc(terms, isContent)
+	if slices.ContainsFunc(words, isContent) {
+		words = slices.DeleteFunc(words, func(w string) bool { return !isContent(w) })
+	}
+	ps, ss := scoresPool.Get().(*scores), scoresPool.Get().(*scores)
+	defer func() {
+		ps.reset()
+		ss.reset()
+		scoresPool.Put(ps)
+		scoresPool.Put(ss)
+	}()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	ps, matched, ss := map[int32]float64{}, map[int32]bool{}, map[int32]float64{}
-	if err := ix.passages.score(ctx, terms, ps, matched); err != nil {
+	terms := ix.termsOf(words)
+	if err := ix.passages.score(ctx, terms, ps); err != nil {
 		return nil, err
 	}
-	if err := ix.sections.score(ctx, terms, ss, nil); err != nil {
+	if err := ix.sections.score(ctx, terms, ss); err != nil {
 		return nil, err
 	}
-	for id := range ps {
-		if content && !matched[id] {
-			delete(ps, id)
-			continue
-		}
-		ps[id] += sectionShare * ss[ix.entries[id].section]
+	for _, id := range ps.touched {
+		ps.of[id] += sectionShare * ss.get(ix.entries[id].section)
 	}
 	return ix.best(ps, n, keep), nil
 }
@@ -304,49 +420,80 @@ func (ix *Index) Search(ctx context.Context, query string, n int, keep func(path
 // word not a stop word, or a pair.
 func isContent(w string) bool { return !stop[w] }
 
-// topOf is the n ids of the highest scores.
-func topOf(scores map[int32]float64, n int) []int32 {
-	ids := make([]int32, 0, len(scores))
-	for id := range scores {
-		ids = append(ids, id)
+// best is the n best-scored passages that keep accepts, the best first
+// (ties by id). keep is asked once a document. The caller holds mu.
+func (ix *Index) best(acc *scores, n int, keep func(string) bool) []Hit {
+	kept := map[*document]bool{}
+	accepts := func(id int32) bool {
+		d := ix.entries[id].doc
+		ok, seen := kept[d]
+		if !seen {
+			ok = keep == nil || keep(d.path)
+			kept[d] = ok
+		}
+		return ok
 	}
-	byScore(ids, scores)
-	return ids[:min(n, len(ids))]
-}
-
-// byScore sorts ids by their scores, the highest first (ties by id).
-func byScore(ids []int32, scores map[int32]float64) {
-	slices.SortFunc(ids, func(x, y int32) int {
-		if sx, sy := scores[x], scores[y]; sx != sy {
-			if sx > sy {
-				return -1
+	better := func(x, y int32) bool {
+		if sx, sy := acc.of[x], acc.of[y]; sx != sy {
+			return sx > sy
+		}
+		return x < y
+	}
+	// A min-heap of the n best so far: its root is the worst of them.
+	top := make([]int32, 0, n)
+	for _, id := range acc.touched {
+		switch {
+		case len(top) < n:
+			if accepts(id) {
+				top = append(top, id)
+				up(top, len(top)-1, better)
 			}
-			return 1
+		case n > 0 && better(id, top[0]) && accepts(id):
+			top[0] = id
+			down(top, 0, better)
 		}
-		return int(x - y)
-	})
-}
-
-// best is the n best-scored passages that keep accepts. The caller holds
-// mu.
-func (ix *Index) best(scores map[int32]float64, n int, keep func(string) bool) []Hit {
-	ids := make([]int32, 0, len(scores))
-	for id := range scores {
-		ids = append(ids, id)
 	}
-	byScore(ids, scores)
-	var hits []Hit
-	for _, id := range ids {
+	slices.SortFunc(top, func(x, y int32) int {
+		if better(x, y) {
+			return -1
+		}
+		return 1
+	})
+	hits := make([]Hit, len(top))
+	for i, id := range top {
 		e := &ix.entries[id]
-		if keep != nil && !keep(e.doc.path) {
-			continue
-		}
-		hits = append(hits, Hit{Passage{e.doc.path, e.doc.version, e.span, e.headings}, scores[id]})
-		if len(hits) == n {
-			break
-		}
+		hits[i] = Hit{Passage{e.doc.path, e.doc.version, e.span, e.headings}, acc.of[id]}
 	}
 	return hits
+}
+
+// up and down keep h a heap whose root is the worst by better.
+func up(h []int32, i int, better func(x, y int32) bool) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func down(h []int32, i int, better func(x, y int32) bool) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
 
 // uniq is words without repeats, in their first order.
@@ -358,26 +505,6 @@ func uniq(words []string) []string {
 			seen[w] = true
 			out = append(out, w)
 		}
-	}
-	return out
-}
-
-// pairs are the pairs of words side by side (stop words aside, which part
-// pairs): indexed, and asked for, as terms of their own, they rank
-// passages that say a question's words together above those that hold
-// them apart.
-func pairs(words []string) []string {
-	var out []string
-	prev := ""
-	for _, w := range words {
-		if stop[w] {
-			prev = ""
-			continue
-		}
-		if prev != "" {
-			out = append(out, prev+" "+w)
-		}
-		prev = w
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 )
 
 // BM25's parameters, the usual ones.
@@ -12,33 +13,41 @@ const (
 	b  = 0.75
 )
 
-// posting is one entry's weighted count of a word.
+// posting is one entry's weighted count of a term.
 type posting struct {
 	id int32
 	tf float32
 }
 
-// table is BM25 over entries (passages, sections or documents), each a bag
-// of weighted words, kept as postings so that a query costs what its
-// words' postings cost, not what the corpus does. An entry is killed, not
-// removed; compact drops the killed.
+// termCount is a term, by its id in the index's vocabulary, and its
+// weighted count in an entry.
+type termCount struct {
+	term int32
+	tf   float32
+}
+
+// table is BM25 over entries (passages or sections), each a bag of
+// weighted terms, kept as postings by term id so that a query costs what
+// its terms' postings cost, not what the corpus does. An entry is killed,
+// not removed; compact drops the killed.
 type table struct {
-	postings map[string][]posting
-	// lengths are the entries' weighted word counts, -1 for a killed one.
+	postings [][]posting // by term id
+	// lengths are the entries' weighted term counts, -1 for a killed one.
 	lengths     []float32
 	live, dead  int
 	totalLength float64
 }
 
-func newTable() *table { return &table{postings: map[string][]posting{}} }
-
 // add appends an entry of the counts and returns its id.
-func (t *table) add(tf map[string]float32) int32 {
+func (t *table) add(tf []termCount) int32 {
 	id := int32(len(t.lengths))
 	var length float32
-	for w, n := range tf {
-		t.postings[w] = append(t.postings[w], posting{id, n})
-		length += n
+	for _, c := range tf {
+		for int(c.term) >= len(t.postings) {
+			t.postings = append(t.postings, nil)
+		}
+		t.postings[c.term] = append(t.postings[c.term], posting{id, c.tf})
+		length += c.tf
 	}
 	t.lengths = append(t.lengths, length)
 	t.live++
@@ -57,19 +66,31 @@ func (t *table) kill(id int32) {
 	t.dead++
 }
 
-// score adds to scores each live entry's BM25 score for the terms, and
-// marks in matched (when not nil) the entries a content term matched (see
-// isContent). It stops with ctx's error when ctx is done.
-func (t *table) score(ctx context.Context, terms []string, scores map[int32]float64, matched map[int32]bool) error {
+// df is how many entries hold the term (killed ones counted until the
+// next compaction); 0 for a term of no id (-1).
+func (t *table) df(term int32) int {
+	if term < 0 || int(term) >= len(t.postings) {
+		return 0
+	}
+	return len(t.postings[term])
+}
+
+// score adds to acc each live entry's BM25 score for the terms (ids; -1
+// for a term no entry holds). It stops with ctx's error when ctx is done.
+func (t *table) score(ctx context.Context, terms []int32, acc *scores) error {
 	if t.live == 0 {
 		return nil
 	}
+	acc.size(len(t.lengths))
 	avg := t.totalLength / float64(t.live)
-	for _, w := range terms {
+	for _, term := range terms {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ps := t.postings[w]
+		if t.df(term) == 0 {
+			continue
+		}
+		ps := t.postings[term]
 		idf := t.idf(len(ps))
 		for _, p := range ps {
 			length := t.lengths[p.id]
@@ -77,17 +98,52 @@ func (t *table) score(ctx context.Context, terms []string, scores map[int32]floa
 				continue
 			}
 			tf := float64(p.tf)
-			scores[p.id] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(length)/avg))
-			if matched != nil && isContent(w) {
-				matched[p.id] = true
-			}
+			acc.add(p.id, idf*tf*(k1+1)/(tf+k1*(1-b+b*float64(length)/avg)))
 		}
 	}
 	return nil
 }
 
-// idf is the inverse document frequency of a word in n entries (killed
-// ones counted: they go at the next compaction).
+// scores are entries' scores as a search adds them up: dense by id, and
+// the ids touched, so that adding costs no hashing. They are pooled: a
+// search takes them from scoresPool and puts them back reset.
+type scores struct {
+	of      []float64
+	touched []int32
+}
+
+var scoresPool = sync.Pool{New: func() any { return new(scores) }}
+
+// size makes room for ids up to n-1.
+func (s *scores) size(n int) {
+	if len(s.of) < n {
+		s.of = append(s.of, make([]float64, n-len(s.of))...)
+	}
+}
+
+func (s *scores) add(id int32, v float64) {
+	if s.of[id] == 0 {
+		s.touched = append(s.touched, id)
+	}
+	s.of[id] += v
+}
+
+// get is id's score, 0 for none.
+func (s *scores) get(id int32) float64 {
+	if int(id) < len(s.of) {
+		return s.of[id]
+	}
+	return 0
+}
+
+func (s *scores) reset() {
+	for _, id := range s.touched {
+		s.of[id] = 0
+	}
+	s.touched = s.touched[:0]
+}
+
+// idf is the inverse document frequency of a term in n entries.
 func (t *table) idf(n int) float64 {
 	return math.Log(1 + (float64(t.live)-float64(n)+0.5)/(float64(n)+0.5))
 }
@@ -105,18 +161,14 @@ func (t *table) compact() []int32 {
 		}
 	}
 	t.lengths = slices.Clip(kept)
-	for w, ps := range t.postings {
+	for term, ps := range t.postings {
 		out := ps[:0]
 		for _, p := range ps {
 			if id := renumber[p.id]; id >= 0 {
 				out = append(out, posting{id, p.tf})
 			}
 		}
-		if len(out) == 0 {
-			delete(t.postings, w)
-		} else {
-			t.postings[w] = slices.Clip(out)
-		}
+		t.postings[term] = slices.Clip(out)
 	}
 	t.dead = 0
 	return renumber

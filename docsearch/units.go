@@ -26,15 +26,22 @@ type Unit struct {
 // Headings and front matter are not units (their words go with the units
 // under them).
 func Units(name string, src []byte) []Unit {
-	d := outline.Of(name, src)
+	return unitsOf(outline.Of(name, src))
+}
+
+// unitsOf are the units of the document d (see Units); the units of one
+// section share its headings.
+func unitsOf(d *outline.Doc) []Unit {
 	var out []Unit
+	paths := map[int][]string{}
 	for _, b := range d.Blocks {
 		if b.Kind == outline.Heading || b.Kind == outline.Meta || strings.TrimSpace(b.Text) == "" {
 			continue
 		}
-		var headings []string
-		if b.Section >= 0 {
+		headings, ok := paths[b.Section]
+		if !ok && b.Section >= 0 {
 			headings = d.Path(b.Section)
+			paths[b.Section] = headings
 		}
 		out = append(out, Unit{Span: b.Span, Kind: b.Kind, Headings: headings, Section: b.Section, Text: b.Text})
 	}

@@ -8,14 +8,40 @@ package docsearch
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Words are the words of s as the index counts them: runs of letters and
 // digits, in lower case.
 func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	lower := make([]byte, 0, len(s))
+	var bounds []int // each word's start and end in lower
+	in := false
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		word := 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if word != in {
+			bounds = append(bounds, len(lower))
+			in = word
+		}
+		if word {
+			lower = utf8.AppendRune(lower, unicode.ToLower(r))
+		}
+	}
+	if in {
+		bounds = append(bounds, len(lower))
+	}
+	text := string(lower)
+	words := make([]string, len(bounds)/2)
+	for k := range words {
+		words[k] = text[bounds[2*k]:bounds[2*k+1]]
+	}
+	return words
 }
 
 // Stems are Words cut to a rough stem, so that a question's "flags" finds
