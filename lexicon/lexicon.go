@@ -16,15 +16,16 @@ import (
 var wordnetTable string
 
 // notice is WordNet's licence, which asks that it go with every copy of
-// the database: this binary holds one.
+// the database.
 //
 //go:embed data/LICENSE
 var notice string
 
 // Notice gives WordNet's licence notice and where the table comes from,
-// for a program that embeds the table to show (WordNet's licence asks that
-// its notice go with every copy of the database).
-func Notice() string { return notice }
+// for a program that embeds the table to show. Any binary that holds the
+// table holds the notice too (the loaded table refers to it, so the
+// linker keeps both or neither).
+func Notice() string { return loaded().notice }
 
 // loaded is the table, parsed on first use. The tests hold the
 // compiled-in table to parse, so a failure is a broken build.
@@ -33,6 +34,7 @@ var loaded = sync.OnceValue(func() *table {
 	if err != nil {
 		panic(err)
 	}
+	t.notice = notice
 	return t
 })
 

@@ -41,6 +41,7 @@ type table struct {
 	synOff         string
 	records        string
 	synRecs        string
+	notice         string // WordNet's licence (Notice)
 }
 
 // parse checks data's header and offsets, so that no lookup can reach past
