@@ -56,6 +56,13 @@ fuzz:
     go test ./outline -run '^$' -fuzz FuzzMarkdown -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzHTML -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzFormats -fuzztime 60s
+    go test ./lexicon -run '^$' -fuzz FuzzLookup -fuzztime 60s
+    go test ./lexicon -run '^$' -fuzz FuzzTable -fuzztime 60s
+
+# Compile WordNet's files (Debian's wordnet-base, or the directory
+# FOLIO_WORDNET names) into lexicon's table.
+lexicon:
+    go generate ./lexicon
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:
