@@ -154,7 +154,7 @@ func pack(q Query, hits []Hit, files map[string]*fresh, count func(string) int) 
 	var parts []string
 	for _, h := range merge(hits) {
 		f := files[h.Path]
-		if !f.ok {
+		if !f.ok || h.End > len(f.src) {
 			continue
 		}
 		part := f.render(h)

@@ -343,6 +343,18 @@ func (ix *Index) RemoveUnder(name string) {
 	ix.compact()
 }
 
+// retain drops every document but those named in keep.
+func (ix *Index) retain(keep map[string]bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for p := range ix.docs {
+		if !keep[p] {
+			ix.drop(p)
+		}
+	}
+	ix.compact()
+}
+
 // drop kills the entries of the document at path. The caller holds mu.
 func (ix *Index) drop(path string) {
 	d := ix.docs[path]
@@ -362,9 +374,13 @@ func (ix *Index) drop(path string) {
 // the live ones, so each Put costs its document's size, amortised. The
 // caller holds mu.
 func (ix *Index) compact() {
-	if ix.passages.dead < 1024 || ix.passages.dead < ix.passages.live {
-		return
+	if ix.passages.dead >= 1024 && ix.passages.dead >= ix.passages.live {
+		ix.compactNow()
 	}
+}
+
+// compactNow drops killed entries from the tables. The caller holds mu.
+func (ix *Index) compactNow() {
 	pass, secs := ix.passages.compact(), ix.sections.compact()
 	entries := ix.entries[:0]
 	for _, e := range ix.entries {

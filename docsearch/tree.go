@@ -1,15 +1,22 @@
 package docsearch
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/atomicfile"
 )
 
 // DocExtensions are the extensions of the files a Tree indexes by
@@ -23,13 +30,16 @@ var DocExtensions = []string{".md", ".mdx", ".markdown", ".html", ".htm", ".rst"
 // current a file at a time (see Refresh). It answers through a caller's
 // own view, so a caller is only ever quoted what it may read.
 type Tree struct {
-	ix   *Index
+	ix   atomic.Pointer[Index]
 	fs   *fsview.FS
 	keep func(name string) bool
 	// maxBytes caps the text indexed; over it, files are left out.
 	maxBytes int64
+	// file is where the index is kept between runs, "" for nowhere.
+	file string
 
 	built    atomic.Bool
+	indexed  atomic.Int64 // documents builds have indexed (not found current)
 	capped   atomic.Bool
 	mu       sync.Mutex // serialises Refresh's reads of one file
 	buildErr error
@@ -42,6 +52,11 @@ type TreeOptions struct {
 	Extensions []string
 	// MaxBytes caps the text indexed, 0 for no cap.
 	MaxBytes int64
+	// Dir, when set, keeps the index between runs: Build starts from the
+	// index saved there for the same roots and extensions, reading each
+	// file again (to hash it, not to index it unless it changed), and
+	// Save writes it there.
+	Dir string
 }
 
 // NewTree returns a Tree over fs's roots, empty until Build.
@@ -57,42 +72,89 @@ func NewTree(fs *fsview.FS, o TreeOptions) *Tree {
 		}
 		set[strings.ToLower(e)] = true
 	}
-	return &Tree{ix: New(), fs: fs, maxBytes: o.MaxBytes, keep: func(name string) bool {
+	t := &Tree{fs: fs, maxBytes: o.MaxBytes, keep: func(name string) bool {
 		return set[strings.ToLower(path.Ext(name))]
 	}}
+	t.ix.Store(New())
+	if o.Dir != "" {
+		exts := slices.Sorted(maps.Keys(set))
+		key := fsview.VersionOf([]byte(strings.Join(fs.Roots(), "\x00") + "\x01" + strings.Join(exts, "\x00"))).String()
+		t.file = filepath.Join(o.Dir, "docs-"+key[:16]+".index")
+	}
+	return t
 }
 
 // Index is the tree's index.
-func (t *Tree) Index() *Index { return t.ix }
+func (t *Tree) Index() *Index { return t.ix.Load() }
 
 // Built reports whether the first build is over.
 func (t *Tree) Built() bool { return t.built.Load() }
 
 // Build walks every root and indexes each document it finds, until ctx is
-// done; it marks the tree built when it ends, done or not.
+// done; it marks the tree built when it ends, done or not. With a Dir, it
+// starts from the index saved there: a document whose version is the one
+// indexed is not indexed again, and one the walk no longer finds is
+// dropped.
 func (t *Tree) Build(ctx context.Context) error {
 	defer t.built.Store(true)
+	t.load()
+	seen := map[string]bool{}
 	var errs []error
 	for _, root := range t.fs.Roots() {
 		err := t.fs.WalkFiles(ctx, root, nil, func(f fsview.File) bool { return t.keep(f.Rel) }, func(e *fsview.Entry, err error) error {
 			if err != nil {
 				return nil // hidden or gone: not indexed
 			}
-			return t.put(ctx, e)
+			return t.put(ctx, e, seen)
 		})
 		if err != nil && !errors.Is(err, errFull) {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 && ctx.Err() == nil {
+		t.Index().retain(seen)
+	}
 	return errors.Join(errs...)
+}
+
+// load starts the index from the one saved in Dir, if there is one it can
+// use.
+func (t *Tree) load() {
+	if t.file == "" {
+		return
+	}
+	f, err := os.Open(t.file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if ix, err := Load(bufio.NewReader(f)); err == nil {
+		t.ix.Store(ix)
+	}
+}
+
+// Save writes the index to Dir (nothing without one), atomically.
+func (t *Tree) Save() error {
+	if t.file == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(t.file), 0o700); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := t.Index().Save(&buf); err != nil {
+		return err
+	}
+	return atomicfile.Write(t.file, buf.Bytes())
 }
 
 // errFull stops a build at the tree's cap.
 var errFull = errors.New("docsearch: index full")
 
-// put indexes the entry; errFull once the cap is reached.
-func (t *Tree) put(ctx context.Context, e *fsview.Entry) error {
-	if t.maxBytes > 0 && t.ix.Stats().Bytes+e.Size() > t.maxBytes {
+// put indexes the entry unless its version is indexed already, and marks
+// it seen; errFull once the cap is reached.
+func (t *Tree) put(ctx context.Context, e *fsview.Entry, seen map[string]bool) error {
+	if t.maxBytes > 0 && t.Index().Stats().Bytes+e.Size() > t.maxBytes {
 		e.Drop()
 		t.capped.Store(true)
 		return errFull
@@ -102,7 +164,12 @@ func (t *Tree) put(ctx context.Context, e *fsview.Entry) error {
 		return ctx.Err() // unreadable (not text, too large, gone): not indexed
 	}
 	defer s.Release()
-	t.ix.Put(t.fs.Name(s.File), fsview.VersionOf(s.Window).String(), s.Window)
+	name, version := t.fs.Name(s.File), fsview.VersionOf(s.Window).String()
+	seen[name] = true
+	if t.Index().Version(name) != version {
+		t.Index().Put(name, version, s.Window)
+		t.indexed.Add(1)
+	}
 	return nil
 }
 
@@ -115,7 +182,7 @@ func (t *Tree) Refresh(ctx context.Context, p string) {
 	f, err := t.fs.Resolve(p)
 	if err != nil {
 		if name, ok := t.nameOf(p); ok {
-			t.ix.RemoveUnder(name)
+			t.Index().RemoveUnder(name)
 		}
 		return
 	}
@@ -139,12 +206,12 @@ func (t *Tree) refreshFile(ctx context.Context, f fsview.File) {
 	}
 	s, err := t.fs.Content(ctx, f)
 	if err != nil {
-		t.ix.Remove(name)
+		t.Index().Remove(name)
 		return
 	}
 	defer s.Release()
-	if v := fsview.VersionOf(s.Window).String(); v != t.ix.Version(name) {
-		t.ix.Put(name, v, s.Window)
+	if v := fsview.VersionOf(s.Window).String(); v != t.Index().Version(name) {
+		t.Index().Put(name, v, s.Window)
 	}
 }
 
@@ -174,11 +241,11 @@ func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, c
 	}
 	q.Keep = keep
 	if !t.Built() {
-		q.Note = joinNote(q.Note, fmt.Sprintf("the index is still being built (%d documents so far): search again for a whole answer", t.ix.Stats().Documents))
+		q.Note = joinNote(q.Note, fmt.Sprintf("the index is still being built (%d documents so far): search again for a whole answer", t.Index().Stats().Documents))
 	} else if t.capped.Load() {
 		q.Note = joinNote(q.Note, fmt.Sprintf("the index stopped at its %d-byte cap: some documents are not searched", t.maxBytes))
 	}
-	return t.ix.Answer(ctx, q, count, func(ctx context.Context, name string) ([]byte, string, error) {
+	return t.Index().Answer(ctx, q, count, func(ctx context.Context, name string) ([]byte, string, error) {
 		f, err := cfs.Regular(name)
 		if err != nil {
 			return nil, "", err

@@ -45,7 +45,8 @@ func (s *Server) searchDocs(ctx context.Context, _ *mcp.CallToolRequest, c *call
 	return res, nil
 }
 
-// buildDocs builds the docs index from the roots, logging what it took.
+// buildDocs builds the docs index from the roots, logging what it took,
+// and saves it when built and when ctx ends.
 func (s *Server) buildDocs(ctx context.Context) {
 	start := time.Now()
 	err := s.cfg.Docs.Build(ctx)
@@ -54,6 +55,16 @@ func (s *Server) buildDocs(ctx context.Context) {
 		s.log.Warn("docs index built in part", "err", err)
 	}
 	s.log.Info("docs index built", "documents", st.Documents, "passages", st.Passages, "bytes", st.Bytes, "took", time.Since(start).Round(time.Millisecond))
+	s.saveDocs()
+	<-ctx.Done()
+	s.saveDocs()
+}
+
+// saveDocs keeps the docs index for the next start (--index-dir).
+func (s *Server) saveDocs() {
+	if err := s.cfg.Docs.Save(); err != nil {
+		s.log.Warn("docs index not saved: the next start builds it again", "err", err)
+	}
 }
 
 // refreshDocs brings the docs index up to date with the files of the

@@ -69,6 +69,9 @@ func searchAction(c *cli.Context) error {
 	if err := tree.Build(c.Context); err != nil {
 		return fail(c, false, err)
 	}
+	if err := tree.Save(); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "folio: the index was not saved: %v\n", err)
+	}
 	ans, err := tree.Ask(c.Context, fs, args.Path, docsearch.Query{Text: args.Query, MaxTokens: budget}, counter.Count)
 	if errors.Is(err, docsearch.ErrBudget) {
 		err = toolerr.New(toolerr.CodeBudgetTooSmall, "--max-tokens %d cannot hold an answer's note: give a larger budget", budget)
