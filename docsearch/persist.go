@@ -35,7 +35,7 @@ type storedDoc struct {
 }
 
 type storedEntry struct {
-	Doc, Headings, Section int32
+	Doc, Headings, Section  int32
 	Start, End, First, Last int
 }
 
