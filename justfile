@@ -58,6 +58,8 @@ fuzz:
     go test ./outline -run '^$' -fuzz FuzzFormats -fuzztime 60s
     go test ./lexicon -run '^$' -fuzz FuzzLookup -fuzztime 60s
     go test ./lexicon -run '^$' -fuzz FuzzTable -fuzztime 60s
+    go test ./docsearch -run '^$' -fuzz FuzzWords -fuzztime 60s
+    go test ./docsearch -run '^$' -fuzz FuzzLoad -fuzztime 60s
 
 # Compile WordNet's files (Debian's wordnet-base, or the directory
 # FOLIO_WORDNET names) into lexicon's table.
