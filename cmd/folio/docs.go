@@ -8,7 +8,7 @@ import (
 )
 
 // defaultDocsMaxBytes caps the text the docs index holds by default.
-const defaultDocsMaxBytes = 512 << 20
+const defaultDocsMaxBytes = 256 << 20
 
 // docsOptions are the flags of the docs index that serve and search share.
 type docsOptions struct {
