@@ -15,16 +15,28 @@ import (
 // digits, in lower case.
 func Words(s string) []string {
 	lower := make([]byte, 0, len(s))
-	var bounds []int // each word's start and end in lower
+	bounds := make([]int, 0, len(s)/3) // each word's start and end in lower
 	in := false
 	for i := 0; i < len(s); {
-		r, n := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			word := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+			if word != in {
+				bounds = append(bounds, len(lower))
+				in = word
+			}
+			if word {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				lower = append(lower, c)
+			}
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
-		word := 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' ||
-			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
 		if word != in {
 			bounds = append(bounds, len(lower))
 			in = word
