@@ -56,6 +56,7 @@ fuzz:
     go test ./outline -run '^$' -fuzz FuzzMarkdown -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzHTML -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzFormats -fuzztime 60s
+    go test ./outline -run '^$' -fuzz FuzzSource -fuzztime 60s
 
 # folio against @modelcontextprotocol/server-filesystem (needs npm).
 compare:
