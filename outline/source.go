@@ -229,8 +229,8 @@ func (p *srcParser) startsDecl(i, to int) bool {
 }
 
 // standalone reads the comments of lines [from, to) that no declaration
-// follows: before the first declaration, the file's doc (or a license,
-// Meta), after it a paragraph of its own; directives are Meta.
+// follows: a paragraph (before the first declaration, the file's doc),
+// Meta for a license before any section, or only directives.
 func (p *srcParser) standalone(from, to int) {
 	if from == to {
 		return
@@ -283,7 +283,12 @@ func isDirective(c string) bool {
 // isLicense reports whether text reads as a license header.
 func isLicense(text string) bool {
 	t := strings.ToLower(text)
-	return strings.Contains(t, "copyright") || strings.Contains(t, "license") || strings.Contains(t, "all rights reserved")
+	for _, s := range []string{"copyright", "spdx-license", "all rights reserved", "licensed under", "permission is hereby granted"} {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // synopsis is the first sentence of text, on one line (a JSDoc @file
@@ -310,6 +315,10 @@ func synopsis(text string) string {
 // section, the block of its doc and signature, and its body.
 func (p *srcParser) declare(start, j, end, level int, d decl) {
 	doc := p.comments(start, j)
+	if p.decls == 0 && isLicense(doc) {
+		p.add(Meta, start, j, "")
+		start, doc = j, ""
+	}
 	if d.kind == fileDoc {
 		p.fileClause(start, j, end, doc)
 		return
@@ -336,10 +345,6 @@ func (p *srcParser) declare(start, j, end, level int, d decl) {
 // fileClause reads Go's package clause with its doc comment, or Python's
 // module docstring: the file's doc, before any section.
 func (p *srcParser) fileClause(start, j, end int, doc string) {
-	if isLicense(doc) {
-		p.add(Meta, start, j, "")
-		start, doc = j, ""
-	}
 	text := doc
 	if p.syn.family == pyFamily {
 		text += p.docstring(j, end)
