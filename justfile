@@ -56,6 +56,7 @@ fuzz:
     go test ./outline -run '^$' -fuzz FuzzMarkdown -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzHTML -fuzztime 60s
     go test ./outline -run '^$' -fuzz FuzzFormats -fuzztime 60s
+    go test ./outline -run '^$' -fuzz FuzzSource -fuzztime 60s
     go test ./lexicon -run '^$' -fuzz FuzzLookup -fuzztime 60s
     go test ./lexicon -run '^$' -fuzz FuzzTable -fuzztime 60s
     go test ./docsearch -run '^$' -fuzz FuzzWords -fuzztime 60s

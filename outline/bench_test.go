@@ -4,11 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/folio-mcp/folio/internal/mcptest"
 )
 
-// BenchmarkOutline reads the docs fixture's Markdown and HTML, each file
-// as a whole: bytes a second is the rate an index can take documents in
-// (issue 36 asks for 10 MB of Markdown a second on one core).
+// BenchmarkOutline reads the docs fixture's Markdown and HTML, and the Go
+// source of net/http from the Go distribution (skipped without it), each
+// file as a whole: bytes a second is the rate an index can take documents
+// in (issue 36 asks for 10 MB of Markdown a second on one core).
 func BenchmarkOutline(b *testing.B) {
 	for _, kind := range []struct {
 		name  string
@@ -17,6 +20,7 @@ func BenchmarkOutline(b *testing.B) {
 	}{
 		{"markdown", []string{"../testdata/docsearch/corpus/*/*.md", "../testdata/docsearch/corpus/*/*/*/*.md"}, Markdown},
 		{"html", []string{"../testdata/docsearch/corpus/*/*.html"}, HTML},
+		{"go", goHTTP(), func(src []byte) *Doc { return Source(".go", src) }},
 	} {
 		var docs [][]byte
 		size := 0
@@ -31,6 +35,9 @@ func BenchmarkOutline(b *testing.B) {
 			}
 		}
 		b.Run(kind.name, func(b *testing.B) {
+			if size == 0 {
+				b.Skip("no files")
+			}
 			b.SetBytes(int64(size))
 			for b.Loop() {
 				for _, src := range docs {
@@ -39,4 +46,14 @@ func BenchmarkOutline(b *testing.B) {
 			}
 		})
 	}
+}
+
+// goHTTP is the glob of net/http's Go files in the Go distribution, none
+// without it.
+func goHTTP() []string {
+	root, err := mcptest.GoRoot()
+	if err != nil {
+		return nil
+	}
+	return []string{filepath.Join(root, "src", "net", "http", "*.go")}
 }

@@ -34,11 +34,19 @@ func (p *builder) span(from, to int) Span {
 }
 
 // heading records a heading of lines [from, to), its title already read
-// as text: its block, and the section it opens, which closes the open
-// sections of its level or deeper. id is the anchor the document gives
-// it, "" for the one GitHub makes of its title.
+// as text: its block, and the section it opens (see openSection).
 func (p *builder) heading(from, to, level int, title, id string) {
-	start := p.lines[from].start
+	p.openSection(from, level, title, id)
+	if p.title == "" && level == 1 {
+		p.title = title
+	}
+	p.add(Heading, from, to, title+"\n")
+}
+
+// openSection starts a section at line from, which closes the open sections of
+// its level or deeper. id is the anchor the document gives it, "" for the
+// one GitHub makes of its title.
+func (p *builder) openSection(from, level int, title, id string) {
 	for len(p.open) > 0 && p.secs[p.open[len(p.open)-1]].Level >= level {
 		p.close(p.open[len(p.open)-1], from)
 		p.open = p.open[:len(p.open)-1]
@@ -47,12 +55,8 @@ func (p *builder) heading(from, to, level int, title, id string) {
 	if len(p.open) > 0 {
 		parent = p.open[len(p.open)-1]
 	}
-	p.secs = append(p.secs, Section{Span: Span{Start: start, First: from + 1}, Level: level, Title: title, Anchor: p.anchor(title, id), Parent: parent})
+	p.secs = append(p.secs, Section{Span: Span{Start: p.lines[from].start, First: from + 1}, Level: level, Title: title, Anchor: p.anchor(title, id), Parent: parent})
 	p.open = append(p.open, len(p.secs)-1)
-	if p.title == "" && level == 1 {
-		p.title = title
-	}
-	p.add(Heading, from, to, title+"\n")
 }
 
 // eachBlock reads the document's blocks from line i on: block reads the one

@@ -4,9 +4,14 @@
 // each with the lines it spans and the section that holds it: what docs
 // search (package docsearch) cuts its passages from.
 //
-// Readers: Markdown (and MDX), HTML, RST, AsciiDoc and Text. Positions
-// are byte offsets of whole lines, so a section or a block is always the
-// exact bytes of the file from its first line to its last.
+// Readers: Markdown (and MDX), HTML, RST, AsciiDoc and Text for documents;
+// Source for source files, whose sections are their declarations ("func
+// Parse", "class Server" and its methods) and whose blocks are each
+// declaration's doc comment with its signature, the file's doc, and the
+// fields and values of types and constants, function bodies left as Meta.
+// Of picks the reader by a file's extension. Positions are byte offsets
+// of whole lines, so a section or a block is always the exact bytes of the
+// file from its first line to its last.
 package outline
 
 import (
@@ -16,10 +21,19 @@ import (
 
 // Of is the structure of the document at name, read by the reader its
 // extension names: Markdown and MDX (.md, .mdx, .markdown), HTML (.html,
-// .htm), reStructuredText (.rst), AsciiDoc (.adoc, .asciidoc, .asc), and
-// plain text by paragraphs for any other.
+// .htm), reStructuredText (.rst), AsciiDoc (.adoc, .asciidoc, .asc),
+// source files by their declarations (see Source): Go (.go), C and C++
+// (.c, .h, .cc, .cpp, .cxx, .hpp, .hh, .hxx), Java (.java), C# (.cs),
+// JavaScript and TypeScript (.js, .jsx, .mjs, .cjs, .ts, .tsx, .mts,
+// .cts), Rust (.rs), Swift (.swift), Kotlin (.kt, .kts), Python (.py,
+// .pyi), shell (.sh, .bash, .zsh), Ruby (.rb) and YAML (.yaml, .yml);
+// and plain text by paragraphs for any other.
 func Of(name string, src []byte) *Doc {
-	switch strings.ToLower(path.Ext(name)) {
+	ext := strings.ToLower(path.Ext(name))
+	if languages[ext] != nil {
+		return Source(ext, src)
+	}
+	switch ext {
 	case ".md", ".mdx", ".markdown":
 		return Markdown(src)
 	case ".html", ".htm":
@@ -45,10 +59,12 @@ const (
 	List
 	// Table is a table with its header.
 	Table
-	// Code is a code block, fenced or indented.
+	// Code is a code block, fenced or indented; in source, a declaration
+	// without a comment, or code among a type's fields or a value's.
 	Code
 	// Meta is what a reader does not read as text: front matter, HTML
-	// comments.
+	// comments; in source, function bodies, imports, license headers and
+	// directives.
 	Meta
 )
 
@@ -94,7 +110,8 @@ type Block struct {
 // A Doc is a document's structure.
 type Doc struct {
 	// Title is the front matter's title, else the first top-level
-	// heading's, else "".
+	// heading's, else ""; a source file's is the first sentence of its
+	// doc.
 	Title    string
 	Sections []Section
 	Blocks   []Block
