@@ -43,7 +43,6 @@ run fscompare bench/fscompare.sh -size 65536 -n 5
 run grepcompare bench/grepcompare.sh -root "$(go env GOROOT)/src/net" -n 1
 run countcompare bench/countcompare.sh -size 65536 -n 1
 run tokcount env TOKCOUNT_RUNS=1 TOKCOUNT_BENCHTIME=1x TOKCOUNT_BYTES=65536 bench/tokcount.sh
-run docsearchcompare env DOCSEARCHCOMPARE_MB=1 bench/docsearchcompare.sh
 
 echo "== upstreamprocs: bench/upstreamprocs.sh memory thinking (UPSTREAMPROCS_SETTLE=1, beside the others)"
 status=0
