@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-mcp/folio/outline"
 	"github.com/folio-mcp/folio/pager"
+	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
@@ -297,6 +298,10 @@ func TestOutlineFile(t *testing.T) {
 			}
 		}
 	}
+	e.write(t, "plain.txt", "no headings here\n")
+	if r := call(t, cs, "outline", map[string]any{"uri": "plain.txt"}); r.text != fmt.Sprintf("plain.txt: 1 lines, %d tokens\n[folio] no headings\n", c.Count("no headings here\n")) {
+		t.Fatalf("plain text: %q", r.text)
+	}
 	wantCode(t, call(t, cs, "outline", map[string]any{"uri": "docs/guide.md", "max_tokens": 10}), toolerr.CodeBudgetTooSmall)
 	r := call(t, cs, "outline", map[string]any{"uri": "docs/guide.md", "max_tokens": 70})
 	_, more, _ := strings.Cut(r.text, "[folio] more: outline ")
@@ -320,6 +325,7 @@ func TestOutlineDir(t *testing.T) {
 	e.write(t, "docs/.env", "SECRET=1\n")
 	e.write(t, "docs/key.pem", "# Key\n")
 	e.write(t, "docs/bin.dat", "\x00\x01\x02binary")
+	e.write(t, "docs/images/a.png", "\x89PNG\x00\x00")
 	e.write(t, "docs/build/out.md", "# Built\n")
 	e.write(t, "docs/.gitignore", "build/\n")
 	e.write(t, "notes.md", "# Notes\n")
@@ -350,6 +356,9 @@ func TestOutlineDir(t *testing.T) {
 	if all := outlineAll(t, ca, c, ".", 5000); strings.Join(all, "\n") != strings.Join(whole, "\n") {
 		t.Fatalf("alice's outline of the root:\n%s", strings.Join(all, "\n"))
 	}
+	if r := call(t, ca, "outline", map[string]any{"uri": "docs/images"}); r.text != "[folio] no text files\n" {
+		t.Fatalf("no text files: %q", r.text)
+	}
 	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "notes.md"}), toolerr.CodeNotFound)
 	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs/.env"}), toolerr.CodeNotFound)
 	if all := outlineAll(t, ca, c, "", 5000); strings.Join(all, "\n") != strings.Join(whole, "\n") {
@@ -368,4 +377,22 @@ func TestOutlineDir(t *testing.T) {
 		wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs", "cursor": bad}), toolerr.CodeInvalidCursor)
 	}
 	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs/many", "cursor": cur}), toolerr.CodeInvalidCursor)
+}
+
+// TestOutlineDirBounds: one answer reads at most reader.OutlineFiles
+// files, says so, and its cursor goes on with the rest.
+func TestOutlineDirBounds(t *testing.T) {
+	e := newEnv(t)
+	for i := range reader.OutlineFiles + 2 {
+		e.write(t, fmt.Sprintf("big/%04d.md", i), "# T\n")
+	}
+	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	r := call(t, cs, "outline", map[string]any{"uri": "big", "max_tokens": 100000})
+	if n := strings.Count(r.text, " # T\n"); n != reader.OutlineFiles || !strings.Contains(r.text, fmt.Sprintf("[folio] stopped after %d files\n", reader.OutlineFiles)) {
+		t.Fatalf("%d files, %q", n, r.text[max(len(r.text)-300, 0):])
+	}
+	all := outlineAll(t, cs, counter(t, tokencount.O200kBase), "big", 100000)
+	if len(all) != reader.OutlineFiles+2 || !strings.HasSuffix(all[len(all)-1], fmt.Sprintf("big/%04d.md # T", reader.OutlineFiles+1)) {
+		t.Fatalf("%d lines, last %q", len(all), all[len(all)-1])
+	}
 }

@@ -126,7 +126,7 @@ func (r *Reader) fileOutline(ctx context.Context, f fsview.File, req OutlineRequ
 		return nil, toolerr.From(fmt.Errorf("%w: it is past the file's last heading", cursor.ErrInvalid))
 	}
 	name := r.fs.Name(f)
-	o := r.outlineText(req, fmt.Sprintf("%s: %d lines, %d tokens\n", pathText(name), countLines(snap.Window), r.counter.Count(string(snap.Window))))
+	o := r.outlineText(req, name, fmt.Sprintf("%s: %d lines, %d tokens\n", pathText(name), countLines(snap.Window), r.counter.Count(string(snap.Window))))
 	repeated := repeatedTitles(doc)
 	from := int(st.Offset)
 	for i := from; i < len(doc.Sections) && o.add(r.sectionLine(doc, i, snap.Window, repeated)); i++ {
@@ -204,7 +204,7 @@ func (r *Reader) dirOutline(ctx context.Context, d fsview.File, req OutlineReque
 	if err != nil {
 		return nil, err
 	}
-	o := r.outlineText(req, "")
+	o := r.outlineText(req, r.fs.Name(d), "")
 	w := &dirOutlineWalk{}
 	err = r.fs.List(ctx, d, fsview.ListOptions{After: after, Skipped: w.skipped.Add}, func(f fsview.File) error {
 		return r.outlineEntry(ctx, f, o, w)
@@ -225,6 +225,8 @@ func (r *Reader) dirOutline(ctx context.Context, d fsview.File, req OutlineReque
 			notes = append(notes, w.stopped)
 		case n == 0 && after == "":
 			notes = append(notes, "no text files")
+		case n == 0:
+			notes = append(notes, "no more text files")
 		}
 		if note := w.skipped.Note("not outlined", "outline one by its path to see it"); note != "" {
 			notes = append(notes, note)
@@ -336,17 +338,17 @@ type outlineText struct {
 	head                string
 	lines               []string
 	tokens, bytes       int
-	// reserve is the tokens and bytes kept for the lines after: a More
-	// line and notes.
+	// reserve is the tokens and bytes kept for the More line (a
+	// directory's cursor and notes take more: finish cuts to what fits).
 	reserve, reserveBytes int
 }
 
-// moreReserve is the room kept for the lines that end an outline.
-const moreReserve = 200
-
-func (r *Reader) outlineText(req OutlineRequest, head string) *outlineText {
+// outlineText starts the text of an outline of name that req asks for,
+// after head, keeping room for a More line with the longest cursor.
+func (r *Reader) outlineText(req OutlineRequest, name, head string) *outlineText {
+	more := req.More(name, strings.Repeat("9", cursor.MaxLen)) + "\n"
 	return &outlineText{counter: r.counter, maxTokens: req.MaxTokens, maxBytes: req.MaxBytes, head: head,
-		tokens: r.counter.Count(head), bytes: len(head), reserve: moreReserve, reserveBytes: 4 * moreReserve}
+		tokens: r.counter.Count(head), bytes: len(head), reserve: r.counter.Count(more), reserveBytes: len(more)}
 }
 
 // add takes line when it fits, by the sum of the counts; the first line
