@@ -45,6 +45,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			serveCommand(),
 			tokenCommand(),
 			readCommand(),
+			outlineCommand(),
 			verifyCommand(),
 			countCommand(),
 			hashCommand(),
