@@ -369,7 +369,7 @@ func TestToolSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	structs := map[string]any{"read": wire.ReadArgs{}, "list": wire.ListArgs{}, "grep": wire.GrepArgs{}, "result_query": wire.ResultQueryArgs{}}
+	structs := map[string]any{"read": wire.ReadArgs{}, "list": wire.ListArgs{}, "grep": wire.GrepArgs{}, "result_query": wire.ResultQueryArgs{}, "outline": wire.OutlineArgs{}}
 	// tool.property: {minimum, maximum}, -1 for none.
 	limits := map[string][2]int{
 		"read.offset":             {-1, -1},
@@ -384,6 +384,7 @@ func TestToolSchemas(t *testing.T) {
 		"result_query.limit":      {1, -1},
 		"result_query.page":       {1, -1},
 		"result_query.max_tokens": {1, -1},
+		"outline.max_tokens":      {1, -1},
 	}
 	seen := 0
 	for _, tool := range res.Tools {

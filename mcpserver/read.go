@@ -46,7 +46,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	if a.MaxTokens != nil || a.Cursor != "" {
 		return s.readPage(ctx, c, a, format)
 	}
-	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter, Numbered: a.Numbers}
+	lr := reader.LineRequest{MaxLines: reader.DefaultLines, MaxLineChars: reader.MaxLineChars, MaxTokens: s.cfg.LineMaxTokens, Footer: lineFooter, Numbered: a.Numbers, Section: a.Section}
 	if a.Offset != nil {
 		lr.Offset = *a.Offset
 	}
@@ -119,6 +119,9 @@ func lineFooter(l *reader.Lines) string {
 	default:
 		fmt.Fprintf(&b, "lines %d-%d of %d", l.First, l.First+l.Count-1, l.Total)
 	}
+	if l.Section != nil {
+		fmt.Fprintf(&b, " (section %d-%d)", l.Section.First, l.Section.Last)
+	}
 	if len(l.Cut) > 0 {
 		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
 			len(l.Cut), reader.MaxLineChars, l.Cut[0], quote(l.Name), l.Cut[0])
@@ -127,7 +130,11 @@ func lineFooter(l *reader.Lines) string {
 		b.WriteString("; stopped at the token cap")
 	}
 	if next := l.Next(); next > 0 {
-		fmt.Fprintf(&b, "; more: read {\"uri\":%s,\"offset\":%d", quote(l.Name), next)
+		fmt.Fprintf(&b, "; more: read {\"uri\":%s,", quote(l.Name))
+		if l.Section != nil {
+			fmt.Fprintf(&b, "\"section\":%s,", quote(l.Section.Query))
+		}
+		fmt.Fprintf(&b, "\"offset\":%d", next)
 		if l.Limit > 0 {
 			fmt.Fprintf(&b, ",\"limit\":%d", l.Limit)
 		}
@@ -135,6 +142,8 @@ func lineFooter(l *reader.Lines) string {
 			b.WriteString(`,"numbers":true`)
 		}
 		b.WriteString("}")
+	} else if l.Count > 0 && l.Section != nil {
+		b.WriteString("; end of section")
 	} else if l.Count > 0 {
 		b.WriteString("; end of file")
 	}
@@ -146,7 +155,7 @@ func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
 func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, format pager.Format) (*mcp.CallToolResult, error) {
-	pr := reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format}
+	pr := reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format, Section: a.Section}
 	if a.Line != nil {
 		pr.Line = *a.Line
 	}

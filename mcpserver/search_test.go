@@ -40,7 +40,7 @@ func TestToolSearch(t *testing.T) {
 	alice, bob := e.addToken(t, "alice"), e.addTokenTools(t, "bob", "read", "data__series")
 	url := serveHTTP(t, e.server(t, serverOpts{gateway: g, toolSearch: SearchOn, threshold: 2048}))
 	cs := dialHTTP(t, url, alice, nil)
-	want := []string{"call_tool", "describe_tools", "find_tools", "grep", "list", "plain__alpha", "plain__beta", "read", "result_query"}
+	want := []string{"call_tool", "describe_tools", "find_tools", "grep", "list", "outline", "plain__alpha", "plain__beta", "read", "result_query"}
 	if got := mcptest.ToolNames(t, cs); !slices.Equal(got, want) {
 		t.Errorf("tools %v, want %v", got, want)
 	}

@@ -57,7 +57,7 @@ func TestGatewaySessions(t *testing.T) {
 	if err := first.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"grep", "list", "read", "result_query", "up__a", "up__b", "up__block", "up__confirm", "up__progress"}
+	want := []string{"grep", "list", "outline", "read", "result_query", "up__a", "up__b", "up__block", "up__confirm", "up__progress"}
 	if got := mcptest.ToolNames(t, first); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}

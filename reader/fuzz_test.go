@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/outline"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
@@ -169,6 +170,65 @@ func FuzzCount(f *testing.F) {
 			}
 			if n, err := countText(context.Background(), []byte(text), c, 8); err != nil || n != want {
 				t.Fatalf("%s: %d (%v) in windows of the text read, %d whole", c.Name(), n, err, want)
+			}
+		}
+	})
+}
+
+// FuzzSectionPages pages every section of any Markdown, HTML or RST text
+// by its anchor, at any budget, and holds the contents joined to exactly
+// the section's bytes (as package outline cuts it), each page within the
+// budget; and reads the section's lines whole.
+func FuzzSectionPages(f *testing.F) {
+	f.Add("# A\r\n\r\ntext\r\n## B\r\n中文🙂\r\n# C\r\nend", ".md", uint16(60))
+	f.Add("Title\n=====\n\npara\n\nSub\n---\n\n```\n# no\n```\n", ".md", uint16(40))
+	f.Add("<h1 id=\"x\">X</h1>\n<p>a</p>\n<h2>Y</h2>\n<p>b</p>", ".html", uint16(50))
+	f.Add("Top\n===\n\nintro\n\nNext\n----\n\nlast", ".rst", uint16(45))
+	fx := newFixture(f, tokencount.O200kBase)
+	f.Fuzz(func(t *testing.T, text, ext string, budget uint16) {
+		if !utf8.ValidString(text) || strings.ContainsRune(text, 0) || budget < 40 || budget > 4000 {
+			return
+		}
+		switch ext {
+		case ".md", ".html", ".rst":
+		default:
+			return
+		}
+		name := "s" + ext
+		if err := os.WriteFile(filepath.Join(fx.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		doc := outline.Of(name, []byte(text))
+		for i, s := range doc.Sections[:min(len(doc.Sections), 8)] {
+			if j, err := doc.Find("#" + s.Anchor); err != nil || j != i {
+				continue // an anchor two HTML headings share
+			}
+			req := PageRequest{Name: name, Subject: LocalSubject, MaxTokens: int(budget), Format: pager.JSON, Section: "#" + s.Anchor}
+			var got strings.Builder
+			for range 10000 {
+				p, err := fx.rd.Page(context.Background(), req)
+				if mcptest.Code(err) == toolerr.CodeBudgetTooSmall {
+					return
+				}
+				if err != nil {
+					t.Fatalf("%q #%s: %v", text, s.Anchor, err)
+				}
+				d, err := pager.Decode(p.JSON)
+				if err != nil || p.Tokens > int(budget) {
+					t.Fatalf("%v, %d tokens", err, p.Tokens)
+				}
+				got.WriteString(d.Content)
+				if !d.HasMore {
+					break
+				}
+				req.Cursor = *d.NextCursor
+			}
+			if got.String() != text[s.Start:s.End] {
+				t.Fatalf("%q #%s: pages %q, want %q", text, s.Anchor, got.String(), text[s.Start:s.End])
+			}
+			l, err := fx.rd.ReadLines(context.Background(), LineRequest{Name: name, Section: "#" + s.Anchor})
+			if err != nil || string(l.Text) != text[s.Start:s.End] || l.First != s.First || l.Next() != 0 {
+				t.Fatalf("%q #%s: lines %q (%v)", text, s.Anchor, l.Text, err)
 			}
 		}
 	})

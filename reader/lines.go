@@ -46,6 +46,11 @@ type LineRequest struct {
 	// Numbered puts each line's number before it, as cat -n does: right
 	// aligned in six columns, then a tab.
 	Numbered bool
+	// Section, when not empty, names a section of the file (see
+	// outline.Doc.Find) that the read keeps to: Offset is still the
+	// file's line number, within the section (0 for its first line;
+	// negative counts back from its last).
+	Section string
 }
 
 // Lines is what a line read gives.
@@ -69,15 +74,32 @@ type Lines struct {
 	// their numbers: both are repeated in the call that continues.
 	Limit    int
 	Numbered bool
+	// Section is the section the read kept to, nil for none.
+	Section *SectionLines
 }
 
-// Next is the offset that continues the read, 0 when the file's last line
-// was given.
+// SectionLines is the section a line read kept to: the request's
+// Section, and the lines of the file it spans.
+type SectionLines struct {
+	Query       string
+	First, Last int
+}
+
+// Next is the offset that continues the read, 0 when the last line of
+// the file (or of the section) was given.
 func (l *Lines) Next() int {
-	if l.First+l.Count > l.Total {
+	if l.First+l.Count > l.last() {
 		return 0
 	}
 	return l.First + l.Count
+}
+
+// last is the last line the read may give: the file's, or its section's.
+func (l *Lines) last() int {
+	if l.Section != nil {
+		return l.Section.Last
+	}
+	return l.Total
 }
 
 // footer is the footer of l, "" without one.
@@ -97,6 +119,9 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	f, err := r.fs.Regular(req.Name)
 	if err != nil {
 		return nil, toolerr.From(err)
+	}
+	if req.Section != "" {
+		return r.sectionLines(ctx, f, req)
 	}
 	x, ok := r.fs.LineIndexOf(f)
 	if !ok && r.fs.Settled(f) {
@@ -200,7 +225,7 @@ func (r *Reader) lines(ctx context.Context, b []byte, bLine int, eof bool, total
 	if start > 0 && start >= l.Total {
 		return nil, false, toolerr.Invalid("offset %d is past the end of %s: it has %d lines (version %s); read from offset 1, or offset -100 for the last 100 lines", req.Offset, l.URI, l.Total, l.Version)
 	}
-	n := l.Total - start
+	n := l.last() - start
 	if req.Limit > 0 {
 		n = min(n, req.Limit)
 	}
@@ -275,6 +300,12 @@ func (r *Reader) lineBudget(l *Lines, req *LineRequest) tokenBudget {
 		return tokenBudget{}
 	}
 	worst := Lines{URI: l.URI, Name: l.Name, Version: l.Version, First: l.Total, Count: 1, Total: l.Total + 1, Cut: []int{l.Total}, Capped: true, Limit: req.Limit, Numbered: req.Numbered}
+	if l.Section != nil {
+		// A section's worst footer goes on too.
+		sec := *l.Section
+		sec.Last = worst.Total
+		worst.Section = &sec
+	}
 	footer := "\n" + req.footer(&worst)
 	return tokenBudget{tokens: r.counter.Count(footer), footerBytes: len(footer)}
 }

@@ -50,6 +50,11 @@ type PageRequest struct {
 	Line int
 	// Format is how the page is written.
 	Format pager.Format
+	// Section, when not empty, names a section of the file (see
+	// outline.Doc.Find): the pages are its bytes alone, from its heading
+	// to the next heading of its level or higher, and a cursor goes on
+	// only with the same Section. It does not go with Line.
+	Section string
 }
 
 // Page reads one page: from one snapshot of the file, the version and the
@@ -62,6 +67,9 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	f, st, cl, err := r.start(req)
 	if err != nil {
 		return pager.Page{}, err
+	}
+	if req.Section != "" {
+		return r.sectionPage(ctx, f, st, cl, req)
 	}
 	if req.Line > 0 && req.Cursor == "" {
 		// A first page from a line: where the line starts, by the line
@@ -245,7 +253,7 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, c
 		if snap, err = r.fs.Snapshot(ctx, f, 0, 0); err != nil {
 			return nil, st, toolerr.From(err)
 		}
-		_, err = r.verify(snap, *cl, subject)
+		_, err = r.verify(snap, *cl, snap.URI, subject)
 		snap.Release()
 		if err == nil {
 			// Genuine, of this version, and past its end: no cursor
@@ -257,16 +265,17 @@ func (r *Reader) snapshot(ctx context.Context, f fsview.File, st cursor.State, c
 	if err != nil {
 		return nil, st, toolerr.From(err)
 	}
-	if st, err = r.verify(snap, *cl, subject); err != nil {
+	if st, err = r.verify(snap, *cl, snap.URI, subject); err != nil {
 		snap.Release()
 		return nil, st, err
 	}
 	return snap, st, nil
 }
 
-// verify checks a cursor's claim against the snapshot's version.
-func (r *Reader) verify(snap *fsview.Snapshot, cl cursor.Claim, subject string) (cursor.State, error) {
-	st, err := r.cursors.Verify(cl, snap.Version.Short(), snap.URI, subject)
+// verify checks a cursor's claim against the snapshot's version, for
+// what it is bound to (the file's URI, see boundTo) and the subject.
+func (r *Reader) verify(snap *fsview.Snapshot, cl cursor.Claim, bound, subject string) (cursor.State, error) {
+	st, err := r.cursors.Verify(cl, snap.Version.Short(), bound, subject)
 	if err == nil {
 		return st, nil
 	}
@@ -309,7 +318,7 @@ func (r *Reader) fit(uri string, version fsview.Version, st cursor.State, req Pa
 		Cursor: func(end int) string {
 			// The chain keeps its issue time, so a repeated cursor gives
 			// the same page, byte for byte.
-			c, err := r.cursors.Encode(cursor.State{Offset: st.Offset + int64(end), Version: short, Issued: st.Issued}, uri, req.Subject)
+			c, err := r.cursors.Encode(cursor.State{Offset: st.Offset + int64(end), Version: short, Issued: st.Issued}, boundTo(uri, req.Section), req.Subject)
 			if err != nil {
 				cursorErr = err
 			}

@@ -114,6 +114,9 @@ type ReadArgs struct {
 	// Numbers puts each line's number before it, as cat -n does (line
 	// mode only: pages give the file's bytes).
 	Numbers bool `json:"numbers,omitempty" jsonschema:"number lines, as cat -n"`
+	// Section keeps the read to one section of the file: named by its
+	// heading path or by "#" and its anchor (see outline.Doc.Find).
+	Section string `json:"section,omitempty" jsonschema:"heading title or path, or #anchor; repeat with cursor"`
 }
 
 // Paged checks the arguments (see Check) and reports whether they ask
@@ -170,6 +173,12 @@ func (a ReadArgs) checkLines(paged bool) *toolerr.Error {
 		return toolerr.Invalid("limit must be 1 or more lines")
 	case len(a.URIs) > MaxURIs:
 		return toolerr.Invalid("uris takes at most %d files; read the rest in another call", MaxURIs)
+	case a.Section != "" && (strings.TrimSpace(a.Section) == "" || len(a.Section) > MaxSectionBytes):
+		return toolerr.Invalid("section must be a heading path or #anchor of at most %d bytes", MaxSectionBytes)
+	case a.Section != "" && len(a.URIs) > 0:
+		return toolerr.Invalid("section is of one file: pass uri, not uris")
+	case a.Section != "" && a.Line != nil:
+		return toolerr.Invalid("line and section both start a read: pass one of them")
 	}
 	return nil
 }

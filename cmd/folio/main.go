@@ -46,6 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			tokenCommand(),
 			readCommand(),
 			searchCommand(),
+			outlineCommand(),
 			verifyCommand(),
 			countCommand(),
 			hashCommand(),

@@ -77,7 +77,7 @@ type readmeCall struct {
 
 // minReadmeExamples is how many examples the docs mark, in all: one taken
 // away unnoticed would no longer be held to anything.
-const minReadmeExamples = 13
+const minReadmeExamples = 17
 
 var answerComment = regexp.MustCompile(`<!-- answer(?: (tail|_meta))?: (.*?) -->`)
 
@@ -136,6 +136,8 @@ func readmeFixture(t *testing.T) string {
 	}
 	write(t, dir, "docs/large.md", words.String())
 	write(t, dir, "docs/small.md", "# Small\n\nOne page.\n")
+	write(t, dir, "docs/guide.md", "# Guide\n\nWhat folio is.\n\n## Installing folio\n\nWith Go:\n\n    go install github.com/folio-mcp/folio/cmd/folio@latest\n\n"+
+		"### From source\n\nClone it and run `go build ./cmd/folio`.\n\n## Usage\n\nServe a directory: `folio serve --root docs`.\n")
 	var log strings.Builder
 	for i := range 48213 {
 		fmt.Fprintf(&log, "event %d\n", i+1)
