@@ -3,6 +3,7 @@ package llmstxt
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -84,18 +85,25 @@ func sectionHeading(dir string) string {
 }
 
 // index is llms.txt: its head, the section of the root's own documents,
-// then the other directories' in the order the walk came to them, and a
-// last line when documents were left out.
+// then the other directories' by their paths, component by component (a
+// directory before those it holds), and a last line when documents were
+// left out.
 func (m *maker) index() []byte {
 	var b strings.Builder
 	b.WriteString(m.headText)
-	if s := m.byDir["."]; s != nil {
-		writeSection(&b, s)
-	}
-	for _, s := range m.sections {
-		if s.dir != "." {
-			writeSection(&b, s)
+	slices.SortFunc(m.sections, func(x, y *section) int {
+		switch {
+		case x.dir == y.dir:
+			return 0
+		case x.dir == ".":
+			return -1
+		case y.dir == ".":
+			return 1
 		}
+		return slices.Compare(strings.Split(x.dir, "/"), strings.Split(y.dir, "/"))
+	})
+	for _, s := range m.sections {
+		writeSection(&b, s)
 	}
 	if m.unlisted > 0 {
 		fmt.Fprintf(&b, "\n[folio] %s stops at its bound of %d bytes: %d more documents are not listed.\n", IndexName, m.opt.MaxIndexBytes, m.unlisted)
