@@ -1,6 +1,7 @@
 package llmstxt
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -44,7 +45,7 @@ func (m *maker) list(rel string, src []byte) {
 		m.unlisted++
 		return
 	}
-	doc := outline.Of(rel, src)
+	doc := outline.Of(rel, opening(src))
 	title := titleOf(doc)
 	if title == "" {
 		title = path.Base(rel)
@@ -73,6 +74,27 @@ func (m *maker) list(rel string, src []byte) {
 	}
 	s.lines = append(s.lines, line)
 	m.listed += cost
+}
+
+// headBytes is how much of a document its title and first sentence are
+// read from: they open it, and the outline of a long one costs its length.
+const headBytes = 8 << 10
+
+// opening is the start of src that its title and first sentence are
+// read from: at most headBytes, cut after a line when one ends in its
+// second half, else within a line, at a character.
+func opening(src []byte) []byte {
+	if len(src) <= headBytes {
+		return src
+	}
+	if i := bytes.LastIndexByte(src[:headBytes], '\n'); i >= headBytes/2 {
+		return src[:i+1]
+	}
+	end := headBytes
+	for end > 0 && !utf8.RuneStart(src[end]) {
+		end--
+	}
+	return src[:end]
 }
 
 // sectionHeading is the H2 (and the blank lines around it) of the

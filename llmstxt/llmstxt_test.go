@@ -239,3 +239,26 @@ func TestNotADirectory(t *testing.T) {
 		t.Error("a file made an llms.txt")
 	}
 }
+
+// TestLongDocuments: a document's title and first sentence are read from
+// its opening, even when its first paragraph is one line longer than that.
+func TestLongDocuments(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"long.md":  "# Long\n\nIt begins. " + strings.Repeat("Word ", 4000) + "\n",
+		"lines.md": "# Lines\n\nFirst of many. Lines.\n" + strings.Repeat("line\n", 4000),
+	})
+	fs, err := fsview.Open([]string{dir}, fsview.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	index, err := llmstxt.Index(context.Background(), fs, dir, llmstxt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- [Lines](lines.md): First of many.\n", "- [Long](long.md): It begins.\n"} {
+		if !bytes.Contains(index, []byte(want)) {
+			t.Errorf("llms.txt lacks %q:\n%s", want, index)
+		}
+	}
+}
