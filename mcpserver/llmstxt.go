@@ -112,7 +112,7 @@ func (s *Server) madeFile(ctx context.Context, c *caller, name string) (f *made,
 	if base != llmstxt.IndexName && base != llmstxt.FullName {
 		return nil, false, nil
 	}
-	root, ok := s.madeRoot(c.fs, strings.TrimSuffix(strings.TrimSuffix(name, base), "/"))
+	root, ok := madeRoot(c.fs, name)
 	if !ok {
 		return nil, false, nil
 	}
@@ -142,11 +142,13 @@ func (s *Server) madeFile(ctx context.Context, c *caller, name string) (f *made,
 	return f, true, nil
 }
 
-// madeRoot is the root that dir names ("" for the first root), when it
-// names one the view shows.
-func (s *Server) madeRoot(view *fsview.FS, dir string) (fsview.File, bool) {
-	if dir == "" || dir == "file://" {
-		dir = view.Roots()[0]
+// madeRoot is the root whose llms.txt or llms-full.txt name (a path or
+// URI that ends in either) names, when the view shows it: a name without
+// a slash is the first root's, as any relative name resolves.
+func madeRoot(view *fsview.FS, name string) (fsview.File, bool) {
+	dir := "."
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		dir = name[:max(i, 1)] // "/llms.txt": "/"
 	}
 	d, err := view.Resolve(dir)
 	if err != nil || !d.IsDir() || d.Rel != "." {

@@ -137,6 +137,13 @@ func TestMadeLLMsTxt(t *testing.T) {
 	if lines.isError || !strings.HasPrefix(lines.text, "# Gadget\n\n> Gadget does things. Well.\n\n[folio] lines 1-3 of ") {
 		t.Errorf("lines of llms.txt: %s", lines.text)
 	}
+	// A relative name is the first root's; one outside the roots is none.
+	if r := call(t, cs, wire.Read, map[string]any{"uri": "llms.txt", "max_tokens": 2000}); r.isError || !strings.Contains(r.text, `"uri":"`+index+`"`) {
+		t.Errorf("read llms.txt: %.300s", r.text)
+	}
+	for _, name := range []string{"/llms.txt", "file:///llms.txt", "guide/llms.txt", root + "/guide/llms-full.txt"} {
+		wantCode(t, call(t, cs, wire.Read, map[string]any{"uri": name, "max_tokens": 500}), "not_found")
+	}
 	// bob's allow list does not hold llms.txt: it is not there for him.
 	bcs := dialHTTP(t, url, bob, nil)
 	for res, err := range bcs.Resources(ctx, nil) {
