@@ -56,7 +56,9 @@ type madeKey struct{ grant, root, name string }
 type madeFiles struct {
 	// watching: the watcher runs, and counts changes in Server.changes.
 	watching atomic.Bool
-	making   sync.Mutex
+	// making is held by the one making a file (see turn).
+	making     chan struct{}
+	makingOnce sync.Once
 
 	mu    sync.Mutex
 	files map[madeKey]*made
@@ -76,6 +78,18 @@ func (m *madeFiles) get(key madeKey, change int64) *made {
 		return nil
 	}
 	return f
+}
+
+// turn waits until no other file is being made, or ctx ends; done ends
+// the turn.
+func (m *madeFiles) turn(ctx context.Context) (done func(), err error) {
+	m.makingOnce.Do(func() { m.making = make(chan struct{}, 1) })
+	select {
+	case m.making <- struct{}{}:
+		return func() { <-m.making }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // put caches f under key, dropping the oldest files past madeCacheBytes.
@@ -125,8 +139,11 @@ func (s *Server) madeFile(ctx context.Context, c *caller, name string) (f *made,
 	if f := s.made.get(key, change); f != nil {
 		return f, true, nil
 	}
-	s.made.making.Lock()
-	defer s.made.making.Unlock()
+	done, err := s.made.turn(ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	defer done()
 	if f := s.made.get(key, change); f != nil {
 		return f, true, nil // made while this call waited
 	}
