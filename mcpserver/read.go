@@ -55,7 +55,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	}
 	if a.URI != "" {
 		lr.Name = a.URI
-		l, err := c.reader.ReadLines(ctx, lr)
+		l, err := s.lines(ctx, c, lr)
 		if err != nil {
 			return s.toolError(err)
 		}
@@ -79,7 +79,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 			break
 		}
 		lr.Name, lr.MaxTokens = name, left
-		l, err := c.reader.ReadLines(ctx, lr)
+		l, err := s.lines(ctx, c, lr)
 		var text string
 		switch {
 		case err != nil:
@@ -159,7 +159,7 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, forma
 	if a.Line != nil {
 		pr.Line = *a.Line
 	}
-	p, err := c.reader.Page(ctx, pr)
+	p, err := s.page(ctx, c, pr)
 	if err != nil {
 		return s.toolError(err)
 	}

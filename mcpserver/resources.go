@@ -82,8 +82,14 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 
 // fileContents is a file's whole text as a resource, named by its
 // canonical URI, when it is within the answer and token caps, and its version as
-// _meta; or the JSON-RPC error of a resource request.
+// _meta; or the JSON-RPC error of a resource request. A root's llms.txt
+// and llms-full.txt that folio makes are read as files (see madeFile).
 func (s *Server) fileContents(ctx context.Context, c *caller, name string) (*mcp.ResourceContents, mcp.Meta, error) {
+	if m, ok, err := s.madeFile(ctx, c, name); err != nil {
+		return nil, nil, resourceError(name, err)
+	} else if ok {
+		return s.madeContents(name, m)
+	}
 	f, err := c.fs.Regular(name)
 	if err != nil {
 		return nil, nil, resourceError(name, err)
@@ -182,6 +188,11 @@ func (s *Server) resourcePage(ctx context.Context, view *fsview.FS, pos listPosi
 		after := ""
 		if i == pos.Root {
 			after = pos.After
+		}
+		if after == "" {
+			// A root's made llms.txt and llms-full.txt open its
+			// listing, on the page that starts it, beyond its 200.
+			res.Resources = append(res.Resources, madeResources(view, d)...)
 		}
 		err = view.List(ctx, d, fsview.ListOptions{After: after}, func(f fsview.File) error {
 			if f.IsDir() || !view.LooksText(f) {

@@ -128,6 +128,8 @@ type Server struct {
 	// ids are the ids of the requests wired connections read (see
 	// wired).
 	ids requestIDs
+	// made caches the llms.txt and llms-full.txt made for the roots.
+	made madeFiles
 }
 
 // New builds the server with its tools and resources.

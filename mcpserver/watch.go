@@ -39,6 +39,9 @@ func (s *Server) Watch(ctx context.Context) error {
 	for _, root := range s.cfg.FS.Roots() {
 		s.watchTree(ctx, w, root)
 	}
+	// The files made for the roots are kept while no change is told.
+	s.made.watching.Store(true)
+	defer s.made.watching.Store(false)
 	updated := map[string]bool{}
 	var came []string // names that appeared or went since the last notification
 	armed := false

@@ -10,6 +10,7 @@
 //	folio verify [--server URL [--token T]] [--max-tokens N[,N…]] [--json] PATH…
 //	folio count PATH… | -
 //	folio hash PATH…
+//	folio llms-txt [--out DIR] DIR
 //	folio version
 //
 // Flags go before or after the PATHs; "--" ends them, so that a PATH may
@@ -50,6 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			verifyCommand(),
 			countCommand(),
 			hashCommand(),
+			llmsTxtCommand(),
 			upstreamsCommand(),
 			versionCommand(),
 		},

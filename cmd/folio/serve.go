@@ -42,7 +42,9 @@ list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
 depth and in any case; --deny adds to it. list, grep and resources/list skip
 what .gitignore, .ignore and .git/info/exclude exclude (nested files
 included, as git and ripgrep read them); --no-ignore shows it, and a file is
-read by its name either way.`,
+read by its name either way. A root without its own llms.txt or llms-full.txt
+offers them, made on request as folio llms-txt makes them (llms-full.txt bounded
+at 8 MiB) from what the caller may see.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve); absolute, not ~ nor /"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},

@@ -1,6 +1,7 @@
-// Package atomicfile writes small secret files whole or not at all: the
-// bytes go to a temporary file (mode 0600) in the same directory, are
-// synced, and only then take the file's name.
+// Package atomicfile writes files whole or not at all: the bytes go to a
+// temporary file (mode 0600) in the same directory, are synced, and only
+// then take the file's name. Write and Create are for small secret files
+// held whole; WriteStream for outputs written as they are made.
 package atomicfile
 
 import (
