@@ -130,15 +130,21 @@ func (s *stored) check() error {
 			return err
 		}
 	}
-	n := int32(len(s.Entries))
+	return s.checkDocs()
+}
+
+// checkDocs reports a document or a passage whose ids are out of range.
+func (s *stored) checkDocs() error {
+	n, sections := int32(len(s.Entries)), int32(len(s.Sections.Lengths))
+	within := func(r [2]int32, n int32) bool { return r[0] >= 0 && r[1] >= 0 && r[0]+r[1] <= n }
 	for _, d := range s.Docs {
-		if d.Passages[0] < 0 || d.Passages[1] < 0 || d.Passages[0]+d.Passages[1] > n || d.Sections[0] < 0 || d.Sections[1] < 0 || int(d.Sections[0]+d.Sections[1]) > len(s.Sections.Lengths) {
+		if !within(d.Passages, n) || !within(d.Sections, sections) {
 			return errors.New("documents")
 		}
 	}
 	for _, e := range s.Entries {
-		if e.Doc < 0 || int(e.Doc) >= len(s.Docs) || e.Headings < 0 || int(e.Headings) >= len(s.Headings) ||
-			e.Section < 0 || int(e.Section) >= len(s.Sections.Lengths) || e.Start < 0 || e.End < e.Start || e.First < 1 || e.Last < e.First {
+		if !within([2]int32{e.Doc, 1}, int32(len(s.Docs))) || !within([2]int32{e.Headings, 1}, int32(len(s.Headings))) ||
+			!within([2]int32{e.Section, 1}, sections) || e.Start < 0 || e.End < e.Start || e.First < 1 || e.Last < e.First {
 			return errors.New("passages")
 		}
 	}

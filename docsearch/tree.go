@@ -148,12 +148,20 @@ func (t *Tree) Save() error {
 	return atomicfile.Write(t.file, buf.Bytes())
 }
 
+// MaxDocBytes is the largest file a Tree indexes: one larger is seldom a
+// document, and indexing holds several times its size for a moment.
+const MaxDocBytes = 16 << 20
+
 // errFull stops a build at the tree's cap.
 var errFull = errors.New("docsearch: index full")
 
 // put indexes the entry unless its version is indexed already, and marks
 // it seen; errFull once the cap is reached.
 func (t *Tree) put(ctx context.Context, e *fsview.Entry, seen map[string]bool) error {
+	if e.Size() > MaxDocBytes {
+		e.Drop()
+		return nil
+	}
 	if t.maxBytes > 0 && t.Index().Stats().Bytes+e.Size() > t.maxBytes {
 		e.Drop()
 		t.capped.Store(true)
@@ -202,6 +210,10 @@ func (t *Tree) Refresh(ctx context.Context, p string) {
 func (t *Tree) refreshFile(ctx context.Context, f fsview.File) {
 	name := t.fs.Name(f)
 	if !t.keep(name) {
+		return
+	}
+	if f.Size() > MaxDocBytes {
+		t.Index().Remove(name)
 		return
 	}
 	s, err := t.fs.Content(ctx, f)

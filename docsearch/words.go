@@ -15,7 +15,7 @@ import (
 // digits, in lower case.
 func Words(s string) []string {
 	lower := make([]byte, 0, len(s))
-	bounds := make([]int, 0, len(s)/3) // each word's start and end in lower
+	bounds := make([]int, 0, len(s)/8) // each word's start and end in lower
 	in := false
 	for i := 0; i < len(s); {
 		c := s[i]

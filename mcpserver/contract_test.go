@@ -364,12 +364,12 @@ func TestHTTPGuards(t *testing.T) {
 // types) and to the limits the code enforces.
 func TestToolSchemas(t *testing.T) {
 	e := newEnv(t)
-	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+	cs := dialMemory(t, e.server(t, serverOpts{local: true, docs: true}), nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	structs := map[string]any{"read": wire.ReadArgs{}, "list": wire.ListArgs{}, "grep": wire.GrepArgs{}, "result_query": wire.ResultQueryArgs{}, "outline": wire.OutlineArgs{}}
+	structs := map[string]any{"read": wire.ReadArgs{}, "list": wire.ListArgs{}, "grep": wire.GrepArgs{}, "result_query": wire.ResultQueryArgs{}, "outline": wire.OutlineArgs{}, "search_docs": wire.SearchDocsArgs{}}
 	// tool.property: {minimum, maximum}, -1 for none.
 	limits := map[string][2]int{
 		"read.offset":             {-1, -1},
@@ -385,6 +385,7 @@ func TestToolSchemas(t *testing.T) {
 		"result_query.page":       {1, -1},
 		"result_query.max_tokens": {1, -1},
 		"outline.max_tokens":      {1, -1},
+		"search_docs.max_tokens":  {1, wire.MaxAnswerTokens},
 	}
 	seen := 0
 	for _, tool := range res.Tools {

@@ -282,7 +282,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		"heavy": map[string]any{"command": raw, "args": []string{"-pages", "40", "-describe", strconv.Itoa(1 << 20),
 			"-tools", `[{"name":"h","inputSchema":{"type":"object"}}]`}},
 	}
-	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "outline", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query"}
+	want := []string{"big__echo", "dup__fine", "flood__echo", "grep", "list", "outline", "read", "refs__cycle", "refs__loop", "refs__tree", "result_query", "search_docs"}
 	started := time.Now()
 	g := serveGateway(t, dir, servers, nil)
 	if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
@@ -531,7 +531,7 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 				"stubborn": map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-child", "-stubborn"}},
 				"banner":   map[string]any{"command": raw, "args": []string{"-pidfile", pids, "-banner", "Secure MCP Filesystem Server running on stdio"}},
 			}, nil, "--upstream-start", "eager") // every upstream running when folio ends
-			want := []string{"banner__echo", "grep", "list", "outline", "polite__echo", "read", "result_query", "stubborn__echo"}
+			want := []string{"banner__echo", "grep", "list", "outline", "polite__echo", "read", "result_query", "search_docs", "stubborn__echo"}
 			if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v\n%s", got, want, g.stderr)
 			}
@@ -581,7 +581,7 @@ func TestGatewayTaskRequiredTools(t *testing.T) {
 			{"name":"maybe","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},
 			{"name":"research","title":"Research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]`}},
 	}
-	want := []string{"grep", "list", "outline", "read", "result_query", "up__maybe", "up__plain"}
+	want := []string{"grep", "list", "outline", "read", "result_query", "search_docs", "up__maybe", "up__plain"}
 	for _, from := range []string{"discovery", "the cache"} {
 		g := serveGateway(t, dir, servers, nil)
 		if got := mcptest.ToolNames(t, g.cs); !slices.Equal(got, want) {

@@ -34,7 +34,7 @@ func TestServeToolSearch(t *testing.T) {
 	p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--tokens", tokens, "--upstreams", config,
 		"--schema-cache", filepath.Join(dir, "cache.json"), "--tool-search", "on", "--fold-threshold-bytes", "2048")
 	cs := dial(t, httpTransport(p.endpoint, alice))
-	want := []string{"call_tool", "describe_tools", "find_tools", "grep", "list", "outline", "plain__alpha", "read", "result_query"}
+	want := []string{"call_tool", "describe_tools", "find_tools", "grep", "list", "outline", "plain__alpha", "read", "result_query", "search_docs"}
 	if got := mcptest.ToolNames(t, cs); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}

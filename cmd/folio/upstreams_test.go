@@ -180,7 +180,7 @@ func TestServeUpstreams(t *testing.T) {
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
 		return dial(t, &mcp.CommandTransport{Command: cmd})
 	}
-	want := []string{"grep", "list", "local__a", "local__b", "outline", "read", "remote__x", "result_query"}
+	want := []string{"grep", "list", "local__a", "local__b", "outline", "read", "remote__x", "result_query", "search_docs"}
 
 	// No cache: discovered at start, the dead one left out.
 	cs := serve()
