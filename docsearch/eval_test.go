@@ -95,9 +95,6 @@ type passage struct {
 	text        string
 }
 
-// answerer answers a question with passages, best first.
-type answerer func(question string) []passage
-
 // figures are a searcher's figures on one half of the questions.
 type figures struct {
 	answered, hit2000, hit500 int
@@ -105,49 +102,9 @@ type figures struct {
 	over                      int // answers over their budget
 }
 
-// evaluate asks every question of half, at budgets 2000 and 500: an
-// answer hits when its text holds a label of the question; for a question
-// with no answer, what counts is the tokens it returned.
-func evaluate(t testing.TB, qs []question, half string, answer answerer) figures {
-	t.Helper()
-	counter, err := tokencount.New(tokencount.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s figures
-	for _, q := range qs {
-		if q.Split != half {
-			continue
-		}
-		ranked := answer(q.Question)
-		for _, budget := range []int{2000, 500} {
-			text := packPlain(counter, ranked, budget)
-			if counter.Count(text) > budget {
-				s.over++
-			}
-			if len(q.Answers) == 0 {
-				if budget == 2000 {
-					s.none++
-					s.noneTokens += counter.Count(text)
-				}
-				continue
-			}
-			if hits(text, q) {
-				if budget == 2000 {
-					s.hit2000++
-				} else {
-					s.hit500++
-				}
-			}
-		}
-		if len(q.Answers) > 0 {
-			s.answered++
-		}
-	}
-	return s
-}
-
-// evaluateAnswers is evaluate for a searcher that packs its own answers.
+// evaluateAnswers asks every question of half, at budgets 2000 and 500:
+// an answer hits when its text holds a label of the question; for a
+// question with no answer, what counts is the tokens it returned.
 func evaluateAnswers(t testing.TB, qs []question, half string, answer func(q string, budget int) string) figures {
 	t.Helper()
 	counter, err := tokencount.New(tokencount.O200kBase)
@@ -257,8 +214,13 @@ func TestPlainBM25(t *testing.T) {
 		}
 		return out
 	}
+	counter, err := tokencount.New(tokencount.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed := func(q string, budget int) string { return packPlain(counter, answer(q), budget) }
 	for _, half := range []string{"tune", "heldout"} {
-		s := evaluate(t, qs, half, answer)
+		s := evaluateAnswers(t, qs, half, packed)
 		report(t, "plain BM25 over paragraphs", half, s)
 		if s.over > 0 {
 			t.Errorf("%s: %d answers over budget", half, s.over)
