@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // candidates is how many ranked passages an answer considers.
@@ -83,30 +84,42 @@ func (ix *Index) Answer(ctx context.Context, q Query, count func(string) int, re
 // the question the best passages hold).
 const weakShare = 0.2
 
-// unknownShare is the share of the question's words (stop words aside)
-// that no indexed passage holds.
+// unknownShare is the share of the question's words (stop words and CJK
+// pairs aside) that no indexed passage holds.
 func (ix *Index) unknownShare(query string) float64 {
 	n := 0
 	for _, w := range uniq(Stems(query)) {
-		if !stop[w] {
+		if judged(w) {
 			n++
 		}
 	}
 	return float64(len(ix.unknown(query))) / float64(max(n, 1))
 }
 
-// unknown are the question's words (stop words aside) that no indexed
-// passage holds.
+// unknown are the question's words (stop words and CJK pairs aside) that
+// no indexed passage holds.
 func (ix *Index) unknown(query string) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []string
 	for _, w := range Words(query) {
-		if s := stem(w); !stop[s] && ix.passages.df(ix.termOf(s)) == 0 && !slices.Contains(out, w) {
+		if s := stem(w); judged(s) && ix.passages.df(ix.termOf(s)) == 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// judged reports whether a question's word, stemmed, tells by being
+// absent from the docs that they do not answer it: not a stop word, and
+// not a pair of CJK letters, most of which straddle two words and are
+// absent from any text.
+func judged(w string) bool {
+	if stop[w] {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return !isCJK(r)
 }
 
 // fresh is a document as read for an answer.

@@ -12,11 +12,15 @@ import (
 )
 
 // Words are the words of s as the index counts them: runs of letters and
-// digits, in lower case.
+// digits, in lower case. Chinese, Japanese and Korean are written without
+// spaces between words (or, in Korean, with words that inflect), so a run
+// of their letters is cut into the pairs of letters side by side in it
+// (one letter alone is a word of its own): a question's "索引" then finds
+// a document's "建立索引时".
 func Words(s string) []string {
 	lower := make([]byte, 0, len(s))
 	bounds := make([]int, 0, len(s)/8) // each word's start and end in lower
-	in := false
+	in, cjk := false, false
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -37,6 +41,7 @@ func Words(s string) []string {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
 		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		cjk = cjk || word && isCJK(r)
 		if word != in {
 			bounds = append(bounds, len(lower))
 			in = word
@@ -53,7 +58,55 @@ func Words(s string) []string {
 	for k := range words {
 		words[k] = text[bounds[2*k]:bounds[2*k+1]]
 	}
+	if cjk {
+		words = cjkBigrams(words)
+	}
 	return words
+}
+
+// isCJK reports whether r is a letter of the scripts written without
+// spaces between words: Han, Hiragana, Katakana, and Hangul.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// cjkBigrams is words with each run of CJK letters inside a word cut into
+// the pairs of letters side by side in it (a run of one letter kept as it
+// is), and the rest of the word, before and after the run, words of their
+// own.
+func cjkBigrams(words []string) []string {
+	out := make([]string, 0, len(words)*2)
+	for _, w := range words {
+		start, runStart := 0, -1 // start of the non-CJK part; of the CJK run
+		var prev int             // the last CJK letter's offset
+		for i, r := range w {
+			if isCJK(r) {
+				if runStart < 0 {
+					if i > start {
+						out = append(out, w[start:i])
+					}
+					runStart = i
+				} else {
+					out = append(out, w[prev:i+utf8.RuneLen(r)])
+				}
+				prev = i
+				continue
+			}
+			if runStart >= 0 {
+				if prev == runStart {
+					out = append(out, w[runStart:i])
+				}
+				runStart, start = -1, i
+			}
+		}
+		switch {
+		case runStart < 0 && start < len(w):
+			out = append(out, w[start:])
+		case runStart >= 0 && prev == runStart:
+			out = append(out, w[runStart:])
+		}
+	}
+	return out
 }
 
 // Stems are Words cut to a rough stem, so that a question's "flags" finds
