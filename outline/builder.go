@@ -123,4 +123,4 @@ func (p *builder) text(i int) string {
 }
 
 // blank reports whether line i holds only spaces and tabs.
-func (p *builder) blank(i int) bool { return strings.TrimSpace(p.text(i)) == "" }
+func (p *builder) blank(i int) bool { return strings.Trim(p.text(i), " \t") == "" }

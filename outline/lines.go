@@ -82,7 +82,7 @@ func setextLevel(t string) int {
 	if indent(t) > 3 {
 		return 0
 	}
-	t = strings.TrimSpace(t)
+	t = strings.Trim(t, " \t\r")
 	switch {
 	case t == "":
 		return 0
@@ -94,15 +94,19 @@ func setextLevel(t string) int {
 	return 0
 }
 
-// delimiterRow reports whether t is the row under a table's header:
-// cells of dashes, each with an optional ":" at either end.
-func delimiterRow(t string) bool {
+// delimiterRow reports whether t is the row under a table's header of
+// cells cells: that many cells of dashes, each with an optional ":" at
+// either end, with at least one "|".
+func delimiterRow(t string, cells int) bool {
 	t = strings.TrimSpace(t)
-	if !strings.Contains(t, "-") {
+	if !strings.Contains(t, "-") || !strings.Contains(t, "|") {
 		return false
 	}
-	t = strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|")
-	for _, cell := range strings.Split(t, "|") {
+	row := tableCells(t)
+	if len(row) != cells {
+		return false
+	}
+	for _, cell := range row {
 		cell = strings.Trim(strings.TrimSpace(cell), ":")
 		if cell == "" || strings.Trim(cell, "-") != "" {
 			return false
@@ -111,25 +115,96 @@ func delimiterRow(t string) bool {
 	return true
 }
 
+// tableCells are the cells of a table's row t: split at its "|" (but
+// "\|"), without the outer ones.
+func tableCells(t string) []string {
+	t = strings.TrimSpace(t)
+	t = strings.TrimPrefix(t, "|")
+	if strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "\\|") {
+		t = t[:len(t)-1]
+	}
+	var cells []string
+	start := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, t[start:i])
+			start = i + 1
+		}
+	}
+	return append(cells, t[start:])
+}
+
+// thematicBreak reports whether t is a thematic break: three or more of
+// "-", "*" or "_", the same, with spaces or tabs between, after at most 3
+// spaces.
+func thematicBreak(t string) bool {
+	if indent(t) > 3 {
+		return false
+	}
+	t = strings.Trim(t, " \t\r")
+	if t == "" || !strings.ContainsRune("-*_", rune(t[0])) {
+		return false
+	}
+	n := 0
+	for _, c := range t {
+		switch {
+		case c == rune(t[0]):
+			n++
+		case c != ' ' && c != '\t':
+			return false
+		}
+	}
+	return n >= 3
+}
+
 // listMarker is the length of the list item marker t starts with ("- ",
 // "* ", "+ ", "1. ", "1) ", after at most 3 spaces), 0 for none.
 func listMarker(t string) int {
+	if m := itemMarker(t); m > 0 && m < len(t) && (t[m] == ' ' || t[m] == '\t') {
+		return m + 1
+	}
+	return 0
+}
+
+// mdListMarker is listMarker, or for a marker alone on its line (an empty
+// item, which Markdown has and AsciiDoc's "+" is not), its length.
+func mdListMarker(t string) int {
+	if m := itemMarker(t); m > 0 && m == len(t) {
+		return m
+	}
+	return listMarker(t)
+}
+
+// itemMarker is the length of the list item marker t starts with, without
+// what follows it ("-", "1.", after at most 3 spaces), 0 for none.
+func itemMarker(t string) int {
 	lead := len(t) - len(strings.TrimLeft(t, " "))
 	if lead > 3 {
 		return 0
 	}
 	rest := t[lead:]
-	if len(rest) >= 2 && strings.ContainsRune("-*+", rune(rest[0])) && (rest[1] == ' ' || rest[1] == '\t') {
-		return lead + 2
+	if rest != "" && strings.ContainsRune("-*+", rune(rest[0])) {
+		return lead + 1
 	}
 	n := 0
 	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
-	if n > 0 && n+1 < len(rest) && (rest[n] == '.' || rest[n] == ')') && (rest[n+1] == ' ' || rest[n+1] == '\t') {
-		return lead + n + 2
+	if n == 0 || n == len(rest) || (rest[n] != '.' && rest[n] != ')') {
+		return 0
 	}
-	return 0
+	return lead + n + 1
+}
+
+// interruptsParagraph reports whether the list item t starts (mdListMarker
+// found one) may end a paragraph, as CommonMark has it: one with text,
+// numbered 1 if numbered.
+func interruptsParagraph(t string) bool {
+	t = strings.TrimSpace(t)
+	return len(t) > 1 && (strings.ContainsRune("-*+", rune(t[0])) || t[0] == '1' && (t[1] == '.' || t[1] == ')') && len(t) > 2)
 }
 
 // inline is Markdown text as a reader reads it: tags dropped, a link or

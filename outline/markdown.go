@@ -7,8 +7,12 @@ import (
 
 // Markdown reads the structure of a Markdown (or MDX) document as
 // CommonMark and GitHub read it: ATX and Setext headings, fenced and
-// indented code, GitHub's tables, lists, front matter (its title) and
-// HTML comments; JSX and HTML tags are dropped from the text.
+// indented code, GitHub's tables, lists and block quotes (a heading in
+// one heads no section), HTML blocks, front matter (its title) and
+// thematic breaks; JSX and HTML tags are dropped from the text. Its
+// sections are checked against goldmark's headings (on real docs, and
+// fuzzed), but for the columns of tabs inside quotes and items and for
+// lists inside block quotes, which it reads roughly.
 func Markdown(src []byte) *Doc {
 	p := &mdParser{builder{src: src, lines: splitLines(src)}}
 	p.parse()
@@ -55,11 +59,17 @@ func (p *mdParser) block(i int) int {
 	case atxLevel(t) > 0:
 		p.heading(i, i+1, atxLevel(t), strings.TrimSpace(inline(atxTitle(t))), "")
 		return i + 1
-	case strings.HasPrefix(strings.TrimLeft(t, " "), "<!--"):
-		return p.comment(i)
-	case i+1 < len(p.lines) && strings.Contains(t, "|") && delimiterRow(p.text(i+1)):
+	case isHTML(t):
+		k, _ := htmlStart(t)
+		return p.html(i, k)
+	case isQuote(t):
+		return p.quote(i)
+	case thematicBreak(t):
+		p.add(Meta, i, i+1, "")
+		return i + 1
+	case i+1 < len(p.lines) && strings.Contains(t, "|") && delimiterRow(p.text(i+1), len(tableCells(t))):
 		return p.table(i)
-	case listMarker(t) > 0:
+	case mdListMarker(t) > 0:
 		return p.list(i)
 	case indent(t) >= 4:
 		return p.indentedCode(i)
@@ -109,17 +119,6 @@ func (p *mdParser) fenced(i int) int {
 	return j
 }
 
-// comment reads an HTML comment to the line that ends it.
-func (p *mdParser) comment(i int) int {
-	j := i
-	for j < len(p.lines) && !strings.Contains(p.text(j), "-->") {
-		j++
-	}
-	j = min(j+1, len(p.lines))
-	p.add(Meta, i, j, "")
-	return j
-}
-
 // table reads a table: its header, its delimiter row and its rows, to a
 // blank line or a line without a cell.
 func (p *mdParser) table(i int) int {
@@ -139,42 +138,166 @@ func (p *mdParser) table(i int) int {
 	return j
 }
 
-// list reads a list: its items and their continuation lines, across blank
-// lines while the next line is an item or indented.
+// list reads a list: its items (and the items in them), the lines
+// indented under an item, and the lines of running text that go on with
+// an item's text without the indent (CommonMark's lazy lines), across
+// blank lines while the next line is an item or indented under one.
+// Headings in it head no section of the document.
 func (p *mdParser) list(i int) int {
-	j := i
 	var b strings.Builder
-	for j < len(p.lines) {
+	var cols []int // the column each open item's text starts at, outermost first
+	lazy := false  // the line before is running text, which a lazy line continues
+	j := i
+	for ; j < len(p.lines); j++ {
+		t := p.text(j)
 		if p.blank(j) {
 			k := j
 			for k < len(p.lines) && p.blank(k) {
 				k++
 			}
-			if k == len(p.lines) || (listMarker(p.text(k)) == 0 && indent(p.text(k)) < 2) {
+			if k == len(p.lines) || mdListMarker(p.text(k)) == 0 && (indent(p.text(k)) < cols[0] || emptyItem(p.text(j-1))) {
 				break
 			}
-			j = k
+			j, lazy = k-1, false
 			continue
 		}
-		t := p.text(j)
-		if j > i && listMarker(t) == 0 && indent(t) < 2 && (atxLevel(t) > 0 || fence(t) != "") {
-			break
+		ind := indent(t)
+		depth := 0 // how many open items t is indented under
+		for depth < len(cols) && ind >= cols[depth] {
+			depth++
 		}
-		if open := fence(strings.TrimLeft(t, " ")); open != "" {
-			// Code inside an item: its blank lines do not end the list.
-			for j++; j < len(p.lines) && !closes(strings.TrimLeft(p.text(j), " "), open); j++ {
+		content := strings.TrimLeft(t, " \t")
+		outer := 0 // the column of the item t is in
+		if depth > 0 {
+			outer = cols[depth-1]
+		}
+		_, _, isItem := item(content, ind)
+		isItem = isItem && ind-outer < 4
+		switch {
+		case j > i && depth < len(cols) && lazy && !p.interrupts(t) && !isItem:
+			// a lazy line, running text whatever it looks like: the items
+			// stay open
+			b.WriteString(inline(strings.TrimSpace(t)))
+			b.WriteByte('\n')
+			continue
+		case depth == 0 && !isItem:
+			p.add(List, i, j, b.String())
+			return j
+		default:
+			cols = cols[:depth]
+			if depth > 0 && lazy && setextLevel(content) > 0 {
+				lazy = false // the item's text underlined: a heading in it
+				continue
+			}
+			goesOn := depth > 0 && lazy && !p.interrupts(content) // the item's text goes on
+			for col, text, ok := item(content, ind); ok; col, text, ok = item(content, col) {
+				cols = append(cols, col)
+				content, goesOn = text, false
+			}
+			if goesOn {
+				b.WriteString(inline(strings.TrimSpace(content)))
+				b.WriteByte('\n')
+				continue
+			}
+			if depth > 0 && len(cols) == depth && ind-outer >= 4 {
+				content = "    " + content // indented code in the item
+			}
+		}
+		if open := fence(content); open != "" {
+			// Code inside an item, to its closing fence or the first line
+			// not indented under the item: its blank lines do not end the
+			// list.
+			for j++; j < len(p.lines); j++ {
+				if !p.blank(j) && indent(p.text(j)) < cols[len(cols)-1] {
+					j--
+					break
+				}
+				if closes(strings.TrimLeft(p.text(j), " "), open) {
+					break
+				}
 				b.WriteString(p.text(j))
 				b.WriteByte('\n')
 			}
-			j++
+			lazy = false
 			continue
 		}
-		b.WriteString(inline(strings.TrimSpace(t)[listMarker(strings.TrimSpace(t)):]))
+		lazy = runningText(content)
+		b.WriteString(inline(strings.TrimSpace(content)))
 		b.WriteByte('\n')
-		j++
 	}
 	j = min(j, len(p.lines))
 	p.add(List, i, j, b.String())
+	return j
+}
+
+// item reads the list item marker t starts with (t's first byte at
+// column col): the column the item's text starts at, its text (indented
+// code keeps the columns of its indent past the fourth); ok is false if t
+// starts none.
+func item(t string, col int) (textCol int, text string, ok bool) {
+	m := itemMarker(t)
+	if m == 0 || m < len(t) && t[m] != ' ' && t[m] != '\t' {
+		return 0, "", false
+	}
+	col += m
+	w, k := 0, m // the columns of the spaces after the marker; the bytes
+	for ; k < len(t) && (t[k] == ' ' || t[k] == '\t'); k++ {
+		if t[k] == '\t' {
+			w += 4 - (col+w)%4
+		} else {
+			w++
+		}
+	}
+	switch {
+	case k == len(t):
+		return col + 1, "", true
+	case w > 4:
+		return col + 1, strings.Repeat(" ", w-1) + t[k:], true
+	}
+	return col + w, t[k:], true
+}
+
+// runningText reports whether t, a line of a block's content, is running
+// text that a lazy line may go on with: not blank, not a heading, a fence,
+// indented code, a break or an empty item, whether quoted or in an item
+// or not.
+func runningText(t string) bool {
+	for {
+		if q, ok := quoted(t); ok {
+			t = q
+		} else if _, text, ok := item(strings.TrimLeft(t, " "), 0); ok && indent(t) < 4 && text != "" {
+			t = text
+		} else {
+			break
+		}
+	}
+	return strings.Trim(t, " \t") != "" && indent(t) < 4 && atxLevel(t) == 0 && fence(t) == "" && !thematicBreak(t) && !emptyItem(t)
+}
+
+// quote reads a block quote: its lines that start with ">", and the
+// lines of running text that follow one without it (CommonMark's lazy
+// lines), to a blank line or a line that starts another block (a list
+// item too, even one that could not end a paragraph). Headings
+// in it head no section of the document.
+func (p *mdParser) quote(i int) int {
+	j := i
+	var b strings.Builder
+	text := false // the line before holds running text, which a lazy line continues
+	for ; j < len(p.lines) && !p.blank(j); j++ {
+		t := p.text(j)
+		if q, ok := quoted(t); ok {
+			t = q
+			// the quote's text goes on, unless the line underlines it as a
+			// heading or starts another block
+			text = text && setextLevel(t) == 0 && (strings.Trim(t, " \t") != "" && !p.interrupts(t) || runningText(t)) ||
+				!text && runningText(t)
+		} else if !text || p.interrupts(t) || mdListMarker(t) > 0 {
+			break
+		} // else a lazy line, running text whatever it looks like
+		b.WriteString(inline(strings.TrimSpace(t)))
+		b.WriteByte('\n')
+	}
+	p.add(Paragraph, i, j, b.String())
 	return j
 }
 
@@ -201,7 +324,7 @@ func (p *mdParser) indentedCode(i int) int {
 // another block; underlined by "===" or "---", it is a Setext heading.
 func (p *mdParser) paragraph(i int) int {
 	j := i + 1
-	for j < len(p.lines) && !p.blank(j) && !p.interrupts(p.text(j)) {
+	for j < len(p.lines) && !p.blank(j) {
 		if level := setextLevel(p.text(j)); level > 0 {
 			var title []string
 			for k := i; k < j; k++ {
@@ -209,6 +332,9 @@ func (p *mdParser) paragraph(i int) int {
 			}
 			p.heading(i, j+1, level, strings.TrimSpace(inline(strings.Join(title, " "))), "")
 			return j + 1
+		}
+		if p.interrupts(p.text(j)) {
+			break
 		}
 		j++
 	}
@@ -223,6 +349,68 @@ func (p *mdParser) paragraph(i int) int {
 
 // interrupts reports whether a line starts a block that ends a paragraph.
 func (p *mdParser) interrupts(t string) bool {
-	return atxLevel(t) > 0 || fence(t) != "" || strings.HasPrefix(strings.TrimLeft(t, " "), "<!--") ||
-		(listMarker(t) > 0 && indent(t) < 4 && !strings.HasPrefix(strings.TrimSpace(t), "---"))
+	return atxLevel(t) > 0 || fence(t) != "" || interruptingHTML(t) || isQuote(t) || thematicBreak(t) ||
+		(mdListMarker(t) > 0 && indent(t) < 4 && interruptsParagraph(t) && !strings.HasPrefix(strings.TrimSpace(t), "---"))
+}
+
+// emptyItem reports whether t is list items' markers alone ("-", "1. -"):
+// a line after it belongs to it only when indented past them.
+func emptyItem(t string) bool {
+	n := 0
+	for {
+		m := mdListMarker(t[n:])
+		if m == 0 {
+			return n > 0 && strings.TrimSpace(t[n:]) == ""
+		}
+		n += m
+	}
+}
+
+// quoted is the text of the block quote line t (">" after at most 3
+// spaces, and the space after it if there is one, a tab counting as the
+// columns it spans), and whether t is one.
+func quoted(t string) (string, bool) {
+	lead := len(t) - len(strings.TrimLeft(t, " "))
+	if lead > 3 || lead == len(t) || t[lead] != '>' {
+		return "", false
+	}
+	return strings.TrimPrefix(expandTabs(t[lead+1:], lead+1), " "), true
+}
+
+// expandTabs is t, which starts at column col, with the tabs of its
+// indent as the spaces they span.
+func expandTabs(t string, col int) string {
+	if !strings.HasPrefix(strings.TrimLeft(t, " "), "\t") {
+		return t
+	}
+	var b strings.Builder
+	i := 0
+	for ; i < len(t) && (t[i] == ' ' || t[i] == '\t'); i++ {
+		n := 1
+		if t[i] == '\t' {
+			n = 4 - col%4
+		}
+		b.WriteString(strings.Repeat(" ", n))
+		col += n
+	}
+	return b.String() + t[i:]
+}
+
+// isHTML reports whether t starts an HTML block.
+func isHTML(t string) bool {
+	_, ok := htmlStart(t)
+	return ok
+}
+
+// interruptingHTML reports whether t starts an HTML block that may end a
+// paragraph.
+func interruptingHTML(t string) bool {
+	k, ok := htmlStart(t)
+	return ok && k.interrupts
+}
+
+// isQuote reports whether t is a line of a block quote.
+func isQuote(t string) bool {
+	_, ok := quoted(t)
+	return ok
 }

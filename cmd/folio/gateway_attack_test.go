@@ -560,8 +560,12 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 				t.Errorf("folio exited with %d\n%s", code, g.stderr)
 			}
 			for _, pid := range running {
+				// A process killed as folio ends takes a moment to be gone.
+				for wait := 0; wait < 500 && alivePID(pid); wait++ {
+					time.Sleep(10 * time.Millisecond)
+				}
 				if alivePID(pid) {
-					t.Errorf("process %d outlived folio", pid)
+					t.Errorf("process %d outlived folio by 5 s", pid)
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
