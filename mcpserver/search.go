@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -56,7 +57,7 @@ func init() {
 	})
 }
 
-var findToolsDescription = fmt.Sprintf(`Find upstream tools for a task, described in your own words: answers up to limit (default %d) lines "name: what it does", best first. Then describe_tools for their arguments, and call_tool to call one.`, wire.DefaultFound)
+var findToolsDescription = fmt.Sprintf(`Find upstream tools for a task, described in your own words (naming the server helps): answers up to limit (default %d) lines "server__tool: what it does", best first. Then describe_tools for their arguments, and call_tool to call one.`, wire.DefaultFound)
 
 // searchState is what search mode knows of one catalog: whether it is on
 // for it, and the index of the tools it does not list.
@@ -65,6 +66,9 @@ type searchState struct {
 	tokens int // of the tools it does not list, in tools/list
 	hidden []upstream.Tool
 	index  *toolsearch.Index
+	// topics are the catalog's servers, as find_tools' description says
+	// them (see describeServers).
+	topics []toolsearch.Topic
 }
 
 // searchFor is the search state of catalog c, made once with the
@@ -98,8 +102,65 @@ func (s *Server) newSearchState(cs *catalogState, c *upstream.Catalog) *searchSt
 	}
 	if st.on {
 		st.index = toolsearch.New(docs)
+		st.topics = toolsearch.Topics(docs, topicWords)
 	}
 	return st
+}
+
+// toolsListBudget is the most tokens search mode's tools/list is to cost:
+// what find_tools' description says of the catalog's servers is cut to
+// fit it.
+const toolsListBudget = 1700
+
+// topicWords is the most words find_tools' description gives of each
+// server.
+const topicWords = 3
+
+// describeServers adds to find_tools' description in list, search mode's
+// tools/list, what the catalog's servers are: each on a line, with the
+// words that tell its tools apart, as many as keep the list within
+// toolsListBudget (fewer words, or only as many servers' names as fit).
+func (s *Server) describeServers(list *mcp.ListToolsResult, st *searchState) {
+	i := slices.IndexFunc(list.Tools, func(t *mcp.Tool) bool { return t.Name == wire.FindTools })
+	if i < 0 || len(st.topics) == 0 {
+		return
+	}
+	b, _ := json.Marshal(list)
+	room := toolsListBudget - s.cfg.Counter.Count(string(b))
+	cost := func(text string) int {
+		b, _ := json.Marshal(text)
+		return s.cfg.Counter.Count(string(b[1 : len(b)-1]))
+	}
+	for words := topicWords; words >= 0; words-- {
+		if lines := serverLines(st.topics, words, len(st.topics)); cost(lines) <= room {
+			list.Tools[i].Description += lines
+			return
+		}
+	}
+	for n := len(st.topics) - 1; n > 0; n-- {
+		if lines := serverLines(st.topics, 0, n); cost(lines) <= room {
+			list.Tools[i].Description += lines
+			return
+		}
+	}
+}
+
+// serverLines say the first n of the catalog's servers, each on a line of
+// its own with at most words of the words that tell its tools apart, and
+// how many are left unsaid.
+func serverLines(topics []toolsearch.Topic, words, n int) string {
+	var b strings.Builder
+	b.WriteString(" Servers:")
+	for _, t := range topics[:n] {
+		b.WriteString("\n" + t.Upstream)
+		if words > 0 && len(t.Words) > 0 {
+			b.WriteString(": " + strings.Join(t.Words[:min(words, len(t.Words))], " "))
+		}
+	}
+	if n < len(topics) {
+		fmt.Fprintf(&b, "\n(and %d more)", len(topics)-n)
+	}
+	return b.String()
 }
 
 // listed is the upstream tools tools/list offers of catalog c: all of

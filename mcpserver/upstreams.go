@@ -49,6 +49,9 @@ func (s *Server) listUpstreamTools(ctx context.Context, next mcp.MethodHandler, 
 	}
 	list := res.(*mcp.ListToolsResult)
 	list.Tools = append(list.Tools, s.listed(catalog)...)
+	if st := s.searchFor(catalog); st.on {
+		s.describeServers(list, st)
+	}
 	if listed, ok := ctx.Value(listedKey{}).(*listedCatalog); ok {
 		listed.state = s.stateOf(catalog)
 	}

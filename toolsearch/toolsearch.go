@@ -1,17 +1,12 @@
-// Package toolsearch ranks tools for a query written the way a user asks
-// ("open a pull request from my branch"): BM25 over each tool's name, its
+// Package toolsearch ranks tools for a request written the way a user
+// asks ("open a PR from my branch"): BM25 over each tool's name, its
 // upstream's name, its description and its parameters' names and
-// descriptions, the name and upstream counted more, words cut to a rough
-// stem. The gateway's search mode answers a model's search with it, over
-// the catalog it already has, started upstreams or not.
-//
-// Why BM25 so: on testdata/toolcatalogs (206 tools of 19 real servers, 95
-// tasks as users ask them), recall@1 and recall@5 are 0.653 and 0.916;
-// without the synonyms 0.579 and 0.800; without the field weights 0.674
-// and 0.905; without stems 0.716 and 0.895; length-normalized TF-IDF in
-// place of BM25 0.505 and 0.832 (go test -run Recall -v ./toolsearch).
-// The five a search answers matter more than the first, which the model
-// picks among. A search over 1,030 tools takes 0.2 ms here.
+// descriptions, with what bridges the user's words and the tool's (see
+// signals): words cut to a rough stem, the field's abbreviations and
+// everyday words, action verbs read as the operation they ask for,
+// WordNet's synonyms, derived forms and hypernyms, and the words of the
+// tool's whole server. The gateway's search mode answers a model's search
+// with it, over the catalog it already has, started upstreams or not.
 package toolsearch
 
 import (
@@ -21,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/folio-mcp/folio/lexicon"
 )
 
 // Doc is a tool as the index sees it.
@@ -39,11 +36,61 @@ type Hit struct {
 	Score float64
 }
 
+// signals are what the ranking may use beside plain BM25 over a tool's
+// words; chosen is what New uses, each measured on the tune half of
+// testdata/toolcatalogs' requests (go test -run Recall -v ./toolsearch).
+type signals struct {
+	// weights counts a tool's name and its upstream's name more than its
+	// description.
+	weights bool
+	// stems cuts words to a rough stem; stop drops stop words.
+	stems, stop bool
+	// vocabulary adds to a word the words of the field it abbreviates or
+	// that tools say for it (vocabulary).
+	vocabulary bool
+	// operations adds to an action verb the operation it asks for
+	// (operations), so that "get rid of", "uninstall" and "delete" meet.
+	operations bool
+	// wordnet adds to a request's words their WordNet synonyms and
+	// derived forms, and their hypernyms.
+	wordnet bool
+	// server adds to a tool's score a share of its server's, the server
+	// read as all its tools' words together.
+	server bool
+	// typos reads a request's word that no tool has as the tools' words
+	// one letter away from it (one added, dropped, changed, or two side
+	// by side swapped).
+	typos bool
+}
+
+// chosen are the signals New ranks with.
+var chosen = signals{weights: true, stems: true, stop: true, vocabulary: true, operations: true, wordnet: true, server: true, typos: true}
+
 // Weights of a doc's fields: how many times each word of them counts.
 const (
 	nameWeight     = 3
 	upstreamWeight = 2
 	textWeight     = 1
+)
+
+// How much a word added to a request counts, against the request's own
+// words' 1: one the field says for it, an operation, a WordNet synonym
+// or derived form, a WordNet hypernym.
+const (
+	vocabularyWeight = 1
+	operationWeight  = 1
+	synonymWeight    = 0.15
+	hypernymWeight   = 0.1
+)
+
+// serverShare is how much of its server's score adds to a tool's.
+const serverShare = 0.15
+
+// typoWeight is how much a word one letter away from a request's word
+// counts; minTypo is the shortest word read so.
+const (
+	typoWeight = 0.8
+	minTypo    = 4
 )
 
 // BM25's parameters, the usual ones.
@@ -54,105 +101,242 @@ const (
 
 // Index is a built index over a catalog. It is safe for concurrent use.
 type Index struct {
-	docs    []map[string]float64 // each doc's term frequencies, weighted
-	lengths []float64
-	avg     float64
-	df      map[string]int
+	sig signals
+	// words are the words of the tools, as they come (for typos).
+	words   []string
+	tools   table
+	servers table // one entry per upstream, all its tools' words
+	// serverOf is each tool's entry in servers.
+	serverOf []int
 }
 
 // New indexes docs.
-func New(docs []Doc) *Index {
-	ix := &Index{df: map[string]int{}}
-	total := 0.0
+func New(docs []Doc) *Index { return newIndex(docs, chosen) }
+
+// newIndex indexes docs to rank with the signals sig.
+func newIndex(docs []Doc, sig signals) *Index {
+	ix := &Index{sig: sig}
+	upstreams := map[string]int{}
+	var serverTF []map[string]float64
 	for _, d := range docs {
 		tf := map[string]float64{}
-		add := func(text string, w float64) {
-			for _, t := range terms(text) {
-				tf[t] += w
+		name, up := float64(nameWeight), float64(upstreamWeight)
+		if !sig.weights {
+			name, up = textWeight, textWeight
+		}
+		ix.add(tf, d.Name, name)
+		ix.add(tf, d.Upstream, up)
+		ix.add(tf, d.Description, textWeight)
+		ix.add(tf, schemaText(d.Schema), textWeight)
+		ix.tools.add(tf)
+
+		s, ok := upstreams[d.Upstream]
+		if !ok {
+			s = len(serverTF)
+			upstreams[d.Upstream] = s
+			serverTF = append(serverTF, map[string]float64{})
+			ix.add(serverTF[s], d.Upstream, up)
+		}
+		ix.add(serverTF[s], d.Name, textWeight)
+		ix.add(serverTF[s], d.Description, textWeight)
+		ix.serverOf = append(ix.serverOf, s)
+	}
+	for _, tf := range serverTF {
+		ix.servers.add(tf)
+	}
+	if sig.typos {
+		seen := map[string]bool{}
+		for _, d := range docs {
+			for _, w := range words(d.Name + " " + d.Upstream + " " + d.Description) {
+				if len(w) >= minTypo-1 && !seen[w] {
+					seen[w] = true
+					ix.words = append(ix.words, w)
+				}
 			}
 		}
-		add(d.Name, nameWeight)
-		add(d.Upstream, upstreamWeight)
-		add(d.Description, textWeight)
-		add(schemaText(d.Schema), textWeight)
-		n := 0.0
-		for t, f := range tf {
-			ix.df[t]++
-			n += f
-		}
-		ix.docs, ix.lengths = append(ix.docs, tf), append(ix.lengths, n)
-		total += n
-	}
-	if len(docs) > 0 {
-		ix.avg = total / float64(len(docs))
+		slices.Sort(ix.words)
 	}
 	return ix
 }
 
+// add counts the words of text into tf, each weight times, with what the
+// signals add to them.
+func (ix *Index) add(tf map[string]float64, text string, weight float64) {
+	for t, w := range ix.termsOf(words(text), false) {
+		tf[t] += weight * w
+	}
+}
+
 // Search ranks the docs for query and returns the best k (fewer when
-// fewer match), best first; ties go by doc order. The query's words are
-// widened by the words tools use for them (see synonyms).
+// fewer match), best first; ties go by doc order.
 func (ix *Index) Search(query string, k int) []Hit {
-	q := expand(terms(query))
-	slices.Sort(q)
-	q = slices.Compact(q)
-	var hits []Hit
-	n := float64(len(ix.docs))
-	for i, tf := range ix.docs {
-		score := 0.0
-		for _, t := range q {
-			f := tf[t]
-			if f == 0 {
-				continue
-			}
-			df := float64(ix.df[t])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			score += idf * f * (k1 + 1) / (f + k1*(1-b+b*ix.lengths[i]/ix.avg))
+	ws := words(query)
+	if ix.sig.typos {
+		ws = ix.corrected(ws)
+	}
+	if ix.sig.vocabulary {
+		ws = append(ws, kinds(query)...)
+	}
+	q := ix.termsOf(ws, ix.sig.wordnet)
+	scores := ix.tools.score(q)
+	if ix.sig.server {
+		byServer := ix.servers.score(q)
+		for i := range scores {
+			scores[i] += serverShare * byServer[ix.serverOf[i]]
 		}
-		if score > 0 {
-			hits = append(hits, Hit{Doc: i, Score: score})
+	}
+	var hits []Hit
+	for i, s := range scores {
+		if s > 0 {
+			hits = append(hits, Hit{Doc: i, Score: s})
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits[:min(k, len(hits))]
 }
 
-// synonyms are words people ask with, and the words tools are described
-// with for the same thing: a query's word brings its tool words in too.
-// Only what any catalog would say: no tool's name is here.
-var synonyms = map[string]string{
-	"folder": "directory", "dir": "directory", "repo": "repository", "repos": "repository",
-	"picture": "image", "photo": "image", "drawing": "image",
-	"save": "write", "store": "write",
-	"remember": "memory entity observation", "memorize": "memory entity", "recall": "memory search",
-	"forget": "delete", "remove": "delete", "erase": "delete",
-	"coordinate": "geocode latitude longitude", "address": "geocode address",
-	"drive": "direction route", "route": "direction", "far": "distance", "long": "duration",
-	"high": "elevation", "altitude": "elevation", "height": "elevation",
-	"website": "site url", "site": "url", "link": "url", "webpage": "page url",
-	"pr": "pull request", "mr": "merge request",
-	"db": "database", "sql": "query database",
-	"chat": "message", "post": "message",
-	"doc": "documentation", "docs": "documentation library",
-	"look": "search", "find": "search",
-}
-
-// stemmed is synonyms by the stems of their words, as queries come.
-var stemmed = map[string][]string{}
-
-func init() {
-	for w, more := range synonyms {
-		stemmed[stem(w)] = terms(more)
+// termsOf are the terms of a text's words, each with how much it counts:
+// the words themselves (stop words aside, stemmed), and what the signals
+// add to them; WordNet's words only when asked (for a request, not a
+// tool).
+func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
+	out := map[string]float64{}
+	put := func(w string, weight float64) {
+		if ix.sig.stop && stopWords[w] {
+			return
+		}
+		if ix.sig.stems {
+			w = stem(w)
+		}
+		out[w] = max(out[w], weight)
 	}
-}
-
-// expand adds to a query's words the words tools use for them.
-func expand(q []string) []string {
-	out := q
-	for _, w := range q {
-		out = append(out, stemmed[w]...)
+	for i, w := range ws {
+		put(w, 1)
+		if ix.sig.vocabulary {
+			for _, v := range vocabulary[w] {
+				put(v, vocabularyWeight)
+			}
+		}
+		if ix.sig.operations {
+			if op, ok := operationOf(ws, i); ok {
+				out[op] = max(out[op], operationWeight)
+			}
+		}
+		if wordnet && !stopWords[w] {
+			for _, lemma := range append(lexicon.Base(w), w) {
+				r := lexicon.Related(lemma)
+				for _, rel := range [][]string{r.Synonyms, r.Derived} {
+					for _, s := range rel {
+						for _, x := range words(s) {
+							put(x, synonymWeight)
+						}
+					}
+				}
+				for _, h := range r.Hypernyms {
+					for _, x := range words(h) {
+						put(x, hypernymWeight)
+					}
+				}
+			}
+		}
 	}
 	return out
+}
+
+// corrected is ws with, after each word no tool has (stop words and short
+// words aside), the tools' words one letter away from it.
+func (ix *Index) corrected(ws []string) []string {
+	out := ws
+	for _, w := range ws {
+		if len(w) < minTypo || stopWords[w] || ix.tools.postings[ix.term(w)] != nil {
+			continue
+		}
+		if _, known := vocabulary[w]; known {
+			continue
+		}
+		for _, t := range ix.words {
+			if oneApart(w, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// term is w as the index keeps it.
+func (ix *Index) term(w string) string {
+	if ix.sig.stems {
+		return stem(w)
+	}
+	return w
+}
+
+// oneApart reports whether a and b differ by one letter added, dropped or
+// changed, or two side by side swapped.
+func oneApart(a, b string) bool {
+	if a == b || len(a)-len(b) > 1 || len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	case len(a) > len(b):
+		return a[i+1:] == b[i:]
+	}
+	return a[i:] == b[i+1:]
+}
+
+// table is BM25 over entries, each a bag of weighted terms, kept as
+// postings so that a search costs what its terms' postings cost.
+type table struct {
+	postings map[string][]posting
+	lengths  []float64
+	total    float64
+}
+
+// posting is one entry's weighted count of a term.
+type posting struct {
+	entry int
+	tf    float64
+}
+
+// add appends an entry of the counts tf.
+func (t *table) add(tf map[string]float64) {
+	if t.postings == nil {
+		t.postings = map[string][]posting{}
+	}
+	id, n := len(t.lengths), 0.0
+	for term, f := range tf {
+		t.postings[term] = append(t.postings[term], posting{id, f})
+		n += f
+	}
+	t.lengths = append(t.lengths, n)
+	t.total += n
+}
+
+// score is each entry's BM25 score for the weighted query terms q.
+func (t *table) score(q map[string]float64) []float64 {
+	scores := make([]float64, len(t.lengths))
+	if len(t.lengths) == 0 {
+		return scores
+	}
+	n, avg := float64(len(t.lengths)), t.total/float64(len(t.lengths))
+	for term, w := range q {
+		ps := t.postings[term]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			scores[p.entry] += w * idf * p.tf * (k1 + 1) / (p.tf + k1*(1-b+b*t.lengths[p.entry]/avg))
+		}
+	}
+	return scores
 }
 
 // schemaText is the names and descriptions of a schema's parameters.
@@ -165,37 +349,38 @@ func schemaText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) != nil {
 		return ""
 	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
 	var b strings.Builder
-	for name, p := range s.Properties {
+	for _, name := range names {
 		b.WriteString(name)
 		b.WriteByte(' ')
-		b.WriteString(p.Description)
+		b.WriteString(s.Properties[name].Description)
 		b.WriteByte(' ')
 	}
 	return b.String()
 }
 
-// stopWords carry no meaning for a search. (A variable's value, set
-// before any init runs: stemmed's uses terms.)
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("a an the and or of to in on for from with by at as is are be it this that these those my me i you your we our can do does how what which who show give get into out up all any some its their there then than so if not") {
-		m[w] = true
-	}
-	return m
-}()
+// stopWords carry no meaning for a search.
+var stopWords = map[string]bool{}
 
-// terms are the words of text, lower case, split at anything not a letter
-// or digit and between the words of camelCase, without stop words, each cut
-// to a rough stem.
-func terms(text string) []string {
+func init() {
+	for _, w := range strings.Fields("a an the and or of to in on for from with by at as is are be it this that these those my me i you your we our can do does how what which who show give get into out up all any some its their there then than so if not") {
+		stopWords[w] = true
+	}
+}
+
+// words are the words of text, lower case, split at anything not a letter
+// or digit and between the words of camelCase.
+func words(text string) []string {
 	var out []string
 	var word []rune
 	flush := func() {
 		if len(word) > 0 {
-			if w := string(word); !stopWords[w] {
-				out = append(out, stem(w))
-			}
+			out = append(out, string(word))
 			word = word[:0]
 		}
 	}
@@ -229,4 +414,108 @@ func stem(w string) string {
 		}
 	}
 	return w
+}
+
+// Topics are, for each upstream of docs in the order they first come, the
+// words that tell its tools apart from the others' (at most n, the most
+// telling first): the words of its tools' names that its tools use most
+// and the other upstreams least, not its own name's, a stop word or an
+// action verb. A model that reads them can name the domain it asks about.
+func Topics(docs []Doc, n int) []Topic {
+	var out []Topic
+	index := map[string]int{}
+	counts := []map[string]int{} // by stem
+	shown := map[string]string{} // a stem's word, as first seen
+	for _, d := range docs {
+		i, ok := index[d.Upstream]
+		if !ok {
+			i = len(out)
+			index[d.Upstream] = i
+			out = append(out, Topic{Upstream: d.Upstream})
+			counts = append(counts, map[string]int{})
+		}
+		out[i].Tools++
+		own := words(d.Upstream)
+		name := strings.TrimPrefix(d.Name, d.Upstream+"__")
+		for _, w := range uniqueWords(name) {
+			if _, verb := operations[w]; !verb && !stopWords[w] && len(w) > 1 && !slices.Contains(own, w) {
+				s := stem(w)
+				if _, ok := shown[s]; !ok {
+					shown[s] = w
+				}
+				counts[i][s]++
+			}
+		}
+	}
+	df := map[string]int{}
+	for _, c := range counts {
+		for w := range c {
+			df[w]++
+		}
+	}
+	for i, c := range counts {
+		ws := make([]string, 0, len(c))
+		for w := range c {
+			ws = append(ws, w)
+		}
+		score := func(w string) float64 {
+			return float64(c[w]) * math.Log(1+float64(len(out))/float64(df[w]))
+		}
+		slices.SortFunc(ws, func(a, b string) int {
+			if sa, sb := score(a), score(b); sa != sb {
+				if sa > sb {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+		for _, w := range ws[:min(n, len(ws))] {
+			out[i].Words = append(out[i].Words, shown[w])
+		}
+	}
+	return out
+}
+
+// A Topic is an upstream, how many tools it has, and the words that tell
+// them apart (see Topics).
+type Topic struct {
+	Upstream string
+	Tools    int
+	Words    []string
+}
+
+// uniqueWords are the words of text, each once.
+func uniqueWords(text string) []string {
+	ws := words(text)
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+// kinds are the words for what a request's written forms are: "url" for
+// an address of the web ("https://…", "docs.foo.dev/…"), "file" for a
+// path or a file's name ("src/main.go", "~/Downloads", "README.md").
+func kinds(query string) []string {
+	var out []string
+	for _, f := range strings.Fields(query) {
+		f = strings.Trim(f, "\"'`()[]<>,;:!?")
+		dot := strings.LastIndexByte(f, '.')
+		switch {
+		case strings.Contains(f, "://") || strings.HasPrefix(f, "www."):
+			out = append(out, "url")
+		case strings.ContainsAny(f, "/~") || dot > 0 && len(f)-dot >= 2 && len(f)-dot <= 5 && isLetters(f[dot+1:]):
+			out = append(out, "file")
+		}
+	}
+	return out
+}
+
+// isLetters reports whether s is ASCII letters alone.
+func isLetters(s string) bool {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
 }
