@@ -41,7 +41,7 @@ type Hit struct {
 // testdata/toolcatalogs' requests (go test -run Recall -v ./toolsearch).
 type signals struct {
 	// weights counts a tool's name and its upstream's name more than its
-	// description.
+	// description, and scores the name alone too (nameShare).
 	weights bool
 	// stems cuts words to a rough stem; stop drops stop words.
 	stems, stop bool
@@ -83,6 +83,11 @@ const (
 	hypernymWeight   = 0.1
 )
 
+// nameShare is how much a tool's name scores alone adds to its score (with
+// field weights): a name is short, and a request's words in it say more
+// than in a long description.
+const nameShare = 0.5
+
 // serverShare is how much of its server's score adds to a tool's.
 const serverShare = 0.15
 
@@ -105,6 +110,7 @@ type Index struct {
 	// words are the words of the tools, as they come (for typos).
 	words   []string
 	tools   table
+	names   table // each tool's name alone
 	servers table // one entry per upstream, all its tools' words
 	// serverOf is each tool's entry in servers.
 	serverOf []int
@@ -129,6 +135,9 @@ func newIndex(docs []Doc, sig signals) *Index {
 		ix.add(tf, d.Description, textWeight)
 		ix.add(tf, schemaText(d.Schema), textWeight)
 		ix.tools.add(tf)
+		own := map[string]float64{}
+		ix.add(own, strings.TrimPrefix(d.Name, d.Upstream+"__"), 1)
+		ix.names.add(own)
 
 		s, ok := upstreams[d.Upstream]
 		if !ok {
@@ -179,6 +188,11 @@ func (ix *Index) Search(query string, k int) []Hit {
 	}
 	q := ix.termsOf(ws, ix.sig.wordnet)
 	scores := ix.tools.score(q)
+	if ix.sig.weights {
+		for i, v := range ix.names.score(q) {
+			scores[i] += nameShare * v
+		}
+	}
 	if ix.sig.server {
 		byServer := ix.servers.score(q)
 		for i := range scores {
@@ -218,7 +232,7 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 			}
 		}
 		if ix.sig.operations {
-			if op, ok := operationOf(ws, i); ok {
+			for _, op := range operationsOf(ws, i) {
 				out[op] = max(out[op], operationWeight)
 			}
 		}

@@ -95,16 +95,17 @@ dba sql: database query
 	}
 }
 
-// operations are the verbs that ask for one of a few operations, and that
-// operation: a request's "get rid of" and a tool's "uninstall" both ask
-// to delete. Phrases of two words are written with "_".
-var operations = map[string]string{}
+// operations are the verbs that ask for one of a few operations, and those
+// operations: a request's "get rid of" and a tool's "uninstall" both ask
+// to delete; "open" a file reads it, "open" an issue creates one. Phrases
+// of two words are written with "_".
+var operations = map[string][]string{}
 
 func init() {
 	for _, line := range strings.Split(strings.TrimSpace(`
-create: create add new make generate insert post submit register build compose draft write spawn set_up spin_up
-read: read open view display fetch retrieve load inspect describe download cat print see look_at
-update: update edit modify change rename replace patch adjust tweak set move reassign
+create: create add new make generate insert post submit register build compose draft write spawn set_up spin_up open leave file
+read: read open view display fetch retrieve load inspect describe download cat print see look_at show check pull_up
+update: update edit modify change rename replace patch adjust tweak set move reassign close reopen toggle pause resume enable disable assign
 delete: delete remove erase drop destroy uninstall purge trash wipe unlink discard get_rid take_down tear_down clear cancel kill
 list: list enumerate browse every
 search: search find query lookup look_up locate discover grep seek
@@ -112,19 +113,18 @@ run: run execute exec launch start invoke trigger perform eval install deploy
 `), "\n") {
 		op, verbs, _ := strings.Cut(line, ":")
 		for _, v := range strings.Fields(verbs) {
-			operations[v] = "~" + op
+			operations[v] = append(operations[v], "~"+op)
 		}
 	}
 }
 
-// operationOf is the operation the word at i of ws asks for, alone or with
-// the word after it ("get rid", "look up"), as a term ("~delete").
-func operationOf(ws []string, i int) (string, bool) {
+// operationsOf are the operations the word at i of ws asks for, alone or
+// with the word after it ("get rid", "look up"), as terms ("~delete").
+func operationsOf(ws []string, i int) []string {
 	if i+1 < len(ws) {
-		if op, ok := operations[ws[i]+"_"+ws[i+1]]; ok {
-			return op, true
+		if ops, ok := operations[ws[i]+"_"+ws[i+1]]; ok {
+			return ops
 		}
 	}
-	op, ok := operations[ws[i]]
-	return op, ok
+	return operations[ws[i]]
 }
