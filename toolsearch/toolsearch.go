@@ -508,13 +508,21 @@ func uniqueWords(text string) []string {
 
 // kinds are the words for what a request's written forms are: "url" for
 // an address of the web ("https://…", "docs.foo.dev/…"), "file" for a
-// path or a file's name ("src/main.go", "~/Downloads", "README.md").
+// path or a file's name ("src/main.go", "~/Downloads", "README.md"),
+// "channel" for "#general", "number" and "issue" for "#42", "user" for
+// "@alice".
 func kinds(query string) []string {
 	var out []string
 	for _, f := range strings.Fields(query) {
 		f = strings.Trim(f, "\"'`()[]<>,;:!?")
 		dot := strings.LastIndexByte(f, '.')
 		switch {
+		case len(f) > 1 && f[0] == '#' && isDigits(f[1:]):
+			out = append(out, "number", "issue")
+		case len(f) > 1 && f[0] == '#':
+			out = append(out, "channel")
+		case len(f) > 1 && f[0] == '@':
+			out = append(out, "user")
 		case strings.Contains(f, "://") || strings.HasPrefix(f, "www."):
 			out = append(out, "url")
 		case strings.ContainsAny(f, "/~") || dot > 0 && len(f)-dot >= 2 && len(f)-dot <= 5 && isLetters(f[dot+1:]):
@@ -528,6 +536,16 @@ func kinds(query string) []string {
 func isLetters(s string) bool {
 	for _, c := range s {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isDigits reports whether s is ASCII digits alone.
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}
