@@ -144,90 +144,136 @@ func (p *mdParser) table(i int) int {
 // blank lines while the next line is an item or indented under one.
 // Headings in it head no section of the document.
 func (p *mdParser) list(i int) int {
-	var b strings.Builder
-	var cols []int // the column each open item's text starts at, outermost first
-	lazy := false  // the line before is running text, which a lazy line continues
+	r := listReader{p: p, start: i}
 	j := i
-	for ; j < len(p.lines); j++ {
-		t := p.text(j)
-		if p.blank(j) {
-			k := j
-			for k < len(p.lines) && p.blank(k) {
-				k++
-			}
-			if k == len(p.lines) || mdListMarker(p.text(k)) == 0 && (indent(p.text(k)) < cols[0] || emptyItem(p.text(j-1))) {
-				break
-			}
-			j, lazy = k-1, false
-			continue
+	for j < len(p.lines) {
+		next, end := r.line(j)
+		if end {
+			break
 		}
-		ind := indent(t)
-		depth := 0 // how many open items t is indented under
-		for depth < len(cols) && ind >= cols[depth] {
-			depth++
-		}
-		content := strings.TrimLeft(t, " \t")
-		outer := 0 // the column of the item t is in
-		if depth > 0 {
-			outer = cols[depth-1]
-		}
-		_, _, isItem := item(content, ind)
-		isItem = isItem && ind-outer < 4
-		switch {
-		case j > i && depth < len(cols) && lazy && !p.interrupts(t) && !isItem:
-			// a lazy line, running text whatever it looks like: the items
-			// stay open
-			b.WriteString(inline(strings.TrimSpace(t)))
-			b.WriteByte('\n')
-			continue
-		case depth == 0 && !isItem:
-			p.add(List, i, j, b.String())
-			return j
-		default:
-			cols = cols[:depth]
-			if depth > 0 && lazy && setextLevel(content) > 0 {
-				lazy = false // the item's text underlined: a heading in it
-				continue
-			}
-			goesOn := depth > 0 && lazy && !p.interrupts(content) // the item's text goes on
-			for col, text, ok := item(content, ind); ok; col, text, ok = item(content, col) {
-				cols = append(cols, col)
-				content, goesOn = text, false
-			}
-			if goesOn {
-				b.WriteString(inline(strings.TrimSpace(content)))
-				b.WriteByte('\n')
-				continue
-			}
-			if depth > 0 && len(cols) == depth && ind-outer >= 4 {
-				content = "    " + content // indented code in the item
-			}
-		}
-		if open := fence(content); open != "" {
-			// Code inside an item, to its closing fence or the first line
-			// not indented under the item: its blank lines do not end the
-			// list.
-			for j++; j < len(p.lines); j++ {
-				if !p.blank(j) && indent(p.text(j)) < cols[len(cols)-1] {
-					j--
-					break
-				}
-				if closes(strings.TrimLeft(p.text(j), " "), open) {
-					break
-				}
-				b.WriteString(p.text(j))
-				b.WriteByte('\n')
-			}
-			lazy = false
-			continue
-		}
-		lazy = runningText(content)
-		b.WriteString(inline(strings.TrimSpace(content)))
-		b.WriteByte('\n')
+		j = next
 	}
 	j = min(j, len(p.lines))
-	p.add(List, i, j, b.String())
+	p.add(List, i, j, r.b.String())
 	return j
+}
+
+// A listReader reads one list, line by line.
+type listReader struct {
+	p     *mdParser
+	start int             // the list's first line
+	b     strings.Builder // the list's text
+	cols  []int           // the column each open item's text starts at, outermost first
+	lazy  bool            // the line before is running text, which a lazy line continues
+}
+
+// line reads line j of the list: the next line to read, or end if line j
+// is past the list.
+func (r *listReader) line(j int) (next int, end bool) {
+	p := r.p
+	t := p.text(j)
+	if p.blank(j) {
+		return r.blank(j)
+	}
+	ind := indent(t)
+	depth := 0 // how many open items t is indented under
+	for depth < len(r.cols) && ind >= r.cols[depth] {
+		depth++
+	}
+	content := strings.TrimLeft(t, " \t")
+	outer := 0 // the column of the item t is in
+	if depth > 0 {
+		outer = r.cols[depth-1]
+	}
+	_, _, isItem := item(content, ind)
+	isItem = isItem && ind-outer < 4
+	switch {
+	case j > r.start && depth < len(r.cols) && r.lazy && !p.interrupts(t) && !isItem:
+		// a lazy line, running text whatever it looks like: the items
+		// stay open
+		r.write(t)
+		return j + 1, false
+	case depth == 0 && !isItem:
+		return j, true
+	}
+	content, done := r.items(content, ind, depth, outer)
+	if done {
+		return j + 1, false
+	}
+	if open := fence(content); open != "" {
+		return r.code(j, open) + 1, false
+	}
+	r.lazy = runningText(content)
+	r.write(content)
+	return j + 1, false
+}
+
+// blank reads the blank lines from line j: the list goes on past them if
+// the next line is an item or indented under one (and the last line
+// before them is no empty item).
+func (r *listReader) blank(j int) (next int, end bool) {
+	p := r.p
+	k := j
+	for k < len(p.lines) && p.blank(k) {
+		k++
+	}
+	if k == len(p.lines) || mdListMarker(p.text(k)) == 0 && (indent(p.text(k)) < r.cols[0] || emptyItem(p.text(j-1))) {
+		return j, true
+	}
+	r.lazy = false
+	return k, false
+}
+
+// items closes the items a line at column ind is not indented under
+// (depth of them stay open, the innermost at column outer) and opens
+// those its content starts: the content left, or done if the line was
+// taken whole (a setext underline, or running text going on).
+func (r *listReader) items(content string, ind, depth, outer int) (rest string, done bool) {
+	r.cols = r.cols[:depth]
+	if depth > 0 && r.lazy && setextLevel(content) > 0 {
+		r.lazy = false // the item's text underlined: a heading in it
+		return "", true
+	}
+	goesOn := depth > 0 && r.lazy && !r.p.interrupts(content) // the item's text goes on
+	for col, text, ok := item(content, ind); ok; col, text, ok = item(content, col) {
+		r.cols = append(r.cols, col)
+		content, goesOn = text, false
+	}
+	if goesOn {
+		r.write(content)
+		return "", true
+	}
+	if depth > 0 && len(r.cols) == depth && ind-outer >= 4 {
+		content = "    " + content // indented code in the item
+	}
+	return content, false
+}
+
+// code reads code inside an item, from the line after j that opened it
+// with fence open to its closing fence or the first line not indented
+// under the item (its blank lines do not end the list): the last line it
+// takes.
+func (r *listReader) code(j int, open string) int {
+	p := r.p
+	for j++; j < len(p.lines); j++ {
+		if !p.blank(j) && indent(p.text(j)) < r.cols[len(r.cols)-1] {
+			j--
+			break
+		}
+		if closes(strings.TrimLeft(p.text(j), " "), open) {
+			break
+		}
+		r.b.WriteString(p.text(j))
+		r.b.WriteByte('\n')
+	}
+	r.lazy = false
+	return j
+}
+
+// write adds a line of running text to the list's text.
+func (r *listReader) write(t string) {
+	r.b.WriteString(inline(strings.TrimSpace(t)))
+	r.b.WriteByte('\n')
 }
 
 // item reads the list item marker t starts with (t's first byte at

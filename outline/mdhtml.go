@@ -37,8 +37,30 @@ func htmlStart(t string) (htmlKind, bool) {
 		return htmlKind{}, false
 	}
 	lower := strings.ToLower(t)
+	if k, ok := htmlEnded(t, lower); ok {
+		return k, true
+	}
+	name := strings.TrimPrefix(lower[1:], "/")
+	n := 0
+	for n < len(name) && (isLetter(name[n]) || n > 0 && (name[n] >= '0' && name[n] <= '9' || name[n] == '-')) {
+		n++
+	}
+	if rest := name[n:]; blockTags[name[:n]] && (tagEnds(rest) || strings.HasPrefix(rest, "/>")) {
+		return htmlKind{"", Paragraph, true}, true
+	}
+	if end := completeTag(t); end > 0 && strings.Trim(t[end:], " \t") == "" && !strings.HasPrefix(lower, "<script") {
+		return htmlKind{"", Paragraph, false}, true
+	}
+	return htmlKind{}, false
+}
+
+// htmlEnded is the kind of HTML block t starts that ends at a text of its
+// own (CommonMark's first five kinds: script, pre, style and textarea,
+// comments, processing instructions, declarations, CDATA), lower being t
+// in lower case.
+func htmlEnded(t, lower string) (htmlKind, bool) {
 	for _, tag := range []string{"script", "pre", "style", "textarea"} {
-		if rest, ok := strings.CutPrefix(lower, "<"+tag); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '>') {
+		if rest, ok := strings.CutPrefix(lower, "<"+tag); ok && tagEnds(rest) {
 			kind := Meta
 			if tag == "pre" || tag == "textarea" {
 				kind = Code
@@ -56,39 +78,30 @@ func htmlStart(t string) (htmlKind, bool) {
 	case len(t) > 2 && t[1] == '!' && 'A' <= t[2] && t[2] <= 'Z':
 		return htmlKind{">", Meta, true}, true
 	}
-	name := strings.TrimPrefix(lower[1:], "/")
-	n := 0
-	for n < len(name) && (isLetter(name[n]) || n > 0 && (name[n] >= '0' && name[n] <= '9' || name[n] == '-')) {
-		n++
-	}
-	if rest := name[n:]; blockTags[name[:n]] && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '>' || strings.HasPrefix(rest, "/>")) {
-		return htmlKind{"", Paragraph, true}, true
-	}
-	if end := completeTag(t); end > 0 && strings.Trim(t[end:], " \t") == "" && !strings.HasPrefix(lower, "<script") {
-		return htmlKind{"", Paragraph, false}, true
-	}
 	return htmlKind{}, false
+}
+
+// tagEnds reports whether rest, what follows a tag's name, ends the name:
+// nothing, a space or a '>'.
+func tagEnds(rest string) bool {
+	return rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '>'
 }
 
 // completeTag is the length of the HTML open tag (with its attributes) or
 // closing tag t starts with, 0 for none.
 func completeTag(t string) int {
-	i := 1
-	closing := i < len(t) && t[i] == '/'
-	if closing {
-		i++
-	}
-	if i == len(t) || !isLetter(t[i]) {
-		return 0
-	}
-	for i < len(t) && (isLetter(t[i]) || t[i] >= '0' && t[i] <= '9' || t[i] == '-') {
-		i++
-	}
-	if closing {
-		i = skipSpace(t, i)
-		if i < len(t) && t[i] == '>' {
+	if strings.HasPrefix(t, "</") {
+		i := tagName(t, 2)
+		if i == 2 {
+			return 0
+		}
+		if i = skipSpace(t, i); i < len(t) && t[i] == '>' {
 			return i + 1
 		}
+		return 0
+	}
+	i := tagName(t, 1)
+	if i == 1 {
 		return 0
 	}
 	for {
@@ -101,30 +114,49 @@ func completeTag(t string) int {
 		case j == i || j == len(t) || !(isLetter(t[j]) || t[j] == '_' || t[j] == ':'):
 			return 0
 		}
-		i = j
-		for i < len(t) && (isWord(t[i]) || t[i] == '.' || t[i] == ':' || t[i] == '-') {
-			i++
-		}
-		if k := skipSpace(t, i); k < len(t) && t[k] == '=' {
-			i = skipSpace(t, k+1)
-			switch {
-			case i < len(t) && (t[i] == '"' || t[i] == '\''):
-				end := strings.IndexByte(t[i+1:], t[i])
-				if end < 0 {
-					return 0
-				}
-				i += end + 2
-			default:
-				start := i
-				for i < len(t) && !strings.ContainsRune(" \t\"'=<>`", rune(t[i])) {
-					i++
-				}
-				if i == start {
-					return 0
-				}
-			}
+		if i = attribute(t, j); i < 0 {
+			return 0
 		}
 	}
+}
+
+// tagName is where the tag name t holds at i ends, i if it holds none.
+func tagName(t string, i int) int {
+	if i == len(t) || !isLetter(t[i]) {
+		return i
+	}
+	for i < len(t) && (isLetter(t[i]) || t[i] >= '0' && t[i] <= '9' || t[i] == '-') {
+		i++
+	}
+	return i
+}
+
+// attribute is where the attribute t holds at i (its name, and its value
+// if it has one) ends, -1 if its value is not one.
+func attribute(t string, i int) int {
+	for i < len(t) && (isWord(t[i]) || t[i] == '.' || t[i] == ':' || t[i] == '-') {
+		i++
+	}
+	k := skipSpace(t, i)
+	if k == len(t) || t[k] != '=' {
+		return i
+	}
+	i = skipSpace(t, k+1)
+	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
+		end := strings.IndexByte(t[i+1:], t[i])
+		if end < 0 {
+			return -1
+		}
+		return i + end + 2
+	}
+	start := i
+	for i < len(t) && !strings.ContainsRune(" \t\"'=<>`", rune(t[i])) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 func skipSpace(t string, i int) int {

@@ -9,8 +9,9 @@ import "strings"
 // tool's or server's name is here.
 var vocabulary = map[string][]string{}
 
-func init() {
-	for _, line := range strings.Split(strings.TrimSpace(`
+// vocabularyTable is vocabulary as written: on each line, words, a colon,
+// and the words they stand for.
+const vocabularyTable = `
 pr prs: pull request
 mr mrs: merge request
 repo repos: repository
@@ -87,7 +88,10 @@ console devtools: console
 cites citing citation: paper related
 coords gps latlng: latitude longitude coordinates
 dba sql: database query
-`), "\n") {
+`
+
+func init() {
+	for _, line := range strings.Split(strings.TrimSpace(vocabularyTable), "\n") {
 		from, to, _ := strings.Cut(line, ":")
 		for _, w := range strings.Fields(from) {
 			vocabulary[w] = strings.Fields(to)
