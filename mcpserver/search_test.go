@@ -101,7 +101,7 @@ func TestToolSearch(t *testing.T) {
 	}
 }
 
-// TestToolSearchCost: on the tools of 19 real servers (testdata/
+// TestToolSearchCost: on the tools of 43 real servers (testdata/
 // toolcatalogs, served from the schema cache, none started), search mode's
 // tools/list costs at most 1,700 tokens, a search of 5 tools at most 300,
 // and one tool's definition what its entry in tools/list costs plus at
