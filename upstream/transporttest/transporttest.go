@@ -35,9 +35,10 @@ type Start func(t *testing.T, args ...string) Upstream
 
 // Bounds of the checks: what takes longer is a hang.
 const (
-	// CallWait bounds a call that must end (cancelled, or its upstream
-	// gone).
-	CallWait = 10 * time.Second
+	// CallWait bounds a call that must end (cancelled, its upstream gone,
+	// or its answer over the bound): longer under the race detector, which
+	// reads a 16 MiB answer in about 7 s on an idle 2-core machine.
+	CallWait = 10 * time.Second * raceSlowdown
 	// Timeout is the gateway's start and discovery timeout.
 	Timeout = 10 * time.Second
 )
