@@ -4,9 +4,10 @@
 // descriptions, with what bridges the user's words and the tool's (see
 // signals): words cut to a rough stem, the field's abbreviations and
 // everyday words, action verbs read as the operation they ask for,
-// WordNet's synonyms, derived forms and hypernyms, and the words of the
-// tool's whole server. The gateway's search mode answers a model's search
-// with it, over the catalog it already has, started upstreams or not.
+// WordNet's synonyms, derived forms and hypernyms, the words of the
+// tool's whole server, and the server a request names. The gateway's
+// search mode answers a model's search with it, over the catalog it
+// already has, started upstreams or not.
 package toolsearch
 
 import (
@@ -61,10 +62,13 @@ type signals struct {
 	// one letter away from it (one added, dropped, changed, or two side
 	// by side swapped).
 	typos bool
+	// named adds to the tools of the one server a request names ("in
+	// linear", "on mongo") a share of the best tool's score.
+	named bool
 }
 
 // chosen are the signals New ranks with.
-var chosen = signals{weights: true, stems: true, stop: true, vocabulary: true, operations: true, wordnet: true, server: true, typos: true}
+var chosen = signals{weights: true, stems: true, stop: true, vocabulary: true, operations: true, wordnet: true, server: true, typos: true, named: true}
 
 // Weights of a doc's fields: how many times each word of them counts.
 const (
@@ -91,6 +95,10 @@ const nameShare = 0.5
 // serverShare is how much of its server's score adds to a tool's.
 const serverShare = 0.15
 
+// namedShare is how much of the best tool's score the tools of the server
+// a request names gain.
+const namedShare = 0.1
+
 // typoWeight is how much a word one letter away from a request's word
 // counts; minTypo is the shortest word read so.
 const (
@@ -114,6 +122,9 @@ type Index struct {
 	servers table // one entry per upstream, all its tools' words
 	// serverOf is each tool's entry in servers.
 	serverOf []int
+	// serverNames are the words of each server's name, by its entry in
+	// servers.
+	serverNames [][]string
 }
 
 // New indexes docs.
@@ -143,6 +154,7 @@ func newIndex(docs []Doc, sig signals) *Index {
 		if !ok {
 			s = len(serverTF)
 			upstreams[d.Upstream] = s
+			ix.serverNames = append(ix.serverNames, words(d.Upstream))
 			serverTF = append(serverTF, map[string]float64{})
 			ix.add(serverTF[s], d.Upstream, up)
 		}
@@ -199,6 +211,9 @@ func (ix *Index) Search(query string, k int) []Hit {
 			scores[i] += serverShare * byServer[ix.serverOf[i]]
 		}
 	}
+	if ix.sig.named {
+		ix.addNamed(scores, ws)
+	}
 	var hits []Hit
 	for i, s := range scores {
 		if s > 0 {
@@ -207,6 +222,51 @@ func (ix *Index) Search(query string, k int) []Hit {
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits[:min(k, len(hits))]
+}
+
+// addNamed adds to the scores of the tools of the one server the words ws
+// name (all its name's words there, as they are, by their stem, or cut
+// short: "mongo" for "mongodb") a share of the best score. A request that
+// names two servers, or none, changes nothing.
+func (ix *Index) addNamed(scores []float64, ws []string) {
+	named := -1
+	for s, name := range ix.serverNames {
+		if len(name) == 0 || !allIn(name, ws) {
+			continue
+		}
+		if named >= 0 {
+			return
+		}
+		named = s
+	}
+	if named < 0 {
+		return
+	}
+	top := slices.Max(scores)
+	for i, v := range scores {
+		if v > 0 && ix.serverOf[i] == named {
+			scores[i] += namedShare * top
+		}
+	}
+}
+
+// allIn reports whether each of name's words is among ws: the same word,
+// the same stem, or, for a word of five letters or more, cut short to
+// four or more.
+func allIn(name, ws []string) bool {
+	for _, n := range name {
+		found := false
+		for _, w := range ws {
+			if w == n || stem(w) == stem(n) || len(n) >= 5 && len(w) >= 4 && strings.HasPrefix(n, w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // termsOf are the terms of a text's words, each with how much it counts:

@@ -175,6 +175,7 @@ func TestSignals(t *testing.T) {
 		{"wordnet", func(s *signals, v bool) { s.wordnet = v }},
 		{"server", func(s *signals, v bool) { s.server = v }},
 		{"typos", func(s *signals, v bool) { s.typos = v }},
+		{"named", func(s *signals, v bool) { s.named = v }},
 	}
 	for _, half := range []string{"tune", "heldout"} {
 		t.Logf("%s: chosen %s; plain %s", half, measure(c, chosen, half), measure(c, signals{}, half))
@@ -201,4 +202,34 @@ func BenchmarkSearch(b *testing.B) {
 		ix.Search(c.requests[i%len(c.requests)].Query, 5)
 	}
 	b.ReportMetric(float64(len(docs)), "tools")
+}
+
+// TestNamedServer: a request that names one server, whole or cut short,
+// lifts that server's tools over another's that match it as well; one
+// that names two lifts neither.
+func TestNamedServer(t *testing.T) {
+	docs := []Doc{
+		{Name: "docs__search_docs", Upstream: "docs", Description: "Search documents by words."},
+		{Name: "mongodb__search_docs", Upstream: "mongodb", Description: "Search documents by words."},
+	}
+	ix := New(docs)
+	for _, c := range []struct {
+		query string
+		first int
+	}{
+		{"search the documents", 0},
+		{"search the documents in mongo", 1},
+		{"search the documents in mongodb", 1},
+	} {
+		hits := ix.Search(c.query, 2)
+		if len(hits) != 2 || hits[0].Doc != c.first {
+			t.Errorf("%q: %v, want %s first", c.query, hits, docs[c.first].Name)
+		}
+	}
+	unnamed := chosen
+	unnamed.named = false
+	two := "search the documents of docs in mongodb"
+	if got, want := ix.Search(two, 2), newIndex(docs, unnamed).Search(two, 2); !slices.Equal(got, want) {
+		t.Errorf("%q: %v, without the lift %v", two, got, want)
+	}
 }
