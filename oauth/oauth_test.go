@@ -1,0 +1,545 @@
+package oauth
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// issuer is an authorization server on loopback for the tests: its
+// metadata, its key set (which a test may change), and an introspection
+// endpoint over the tokens it was told of.
+type issuer struct {
+	*httptest.Server
+	url     string
+	fetches atomic.Int32
+
+	mu     sync.Mutex
+	keys   []jose.JSONWebKey // public, as served
+	opaque map[string]map[string]any
+	// jwks, when set, is served instead of keys.
+	jwks http.HandlerFunc
+}
+
+// signer is a private key with its ID and algorithm.
+type signer struct {
+	kid string
+	alg jose.SignatureAlgorithm
+	key crypto.Signer
+}
+
+func newSigner(t testing.TB, kid string, alg jose.SignatureAlgorithm) signer {
+	t.Helper()
+	var key crypto.Signer
+	var err error
+	switch alg {
+	case jose.RS256, jose.PS256:
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
+	case jose.ES256:
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case jose.EdDSA:
+		_, key, err = ed25519.GenerateKey(rand.Reader)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer{kid: kid, alg: alg, key: key}
+}
+
+func (s signer) public() jose.JSONWebKey {
+	return jose.JSONWebKey{Key: s.key.Public(), KeyID: s.kid, Algorithm: string(s.alg), Use: "sig"}
+}
+
+func newIssuer(t testing.TB, keys ...signer) *issuer {
+	t.Helper()
+	is := &issuer{opaque: map[string]map[string]any{}}
+	for _, k := range keys {
+		is.keys = append(is.keys, k.public())
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"issuer": is.url, "jwks_uri": is.url + "/jwks", "introspection_endpoint": is.url + "/introspect",
+			"authorization_endpoint": is.url + "/auth", "token_endpoint": is.url + "/token",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+		})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		is.fetches.Add(1)
+		is.mu.Lock()
+		custom, keys := is.jwks, slices.Clone(is.keys)
+		is.mu.Unlock()
+		if custom != nil {
+			custom(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: keys})
+	})
+	mux.HandleFunc("/introspect", func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, ok := r.BasicAuth(); !ok || id != "folio" || secret != "s3cret" {
+			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+			return
+		}
+		is.mu.Lock()
+		claims, ok := is.opaque[r.PostFormValue("token")]
+		is.mu.Unlock()
+		if !ok {
+			claims = map[string]any{"active": false}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(claims)
+	})
+	is.Server = httptest.NewServer(mux)
+	is.url = is.Server.URL
+	t.Cleanup(is.Close)
+	return is
+}
+
+// set makes token an opaque token that introspection answers claims of
+// (nil: one it does not know).
+func (is *issuer) set(token string, claims map[string]any) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if claims == nil {
+		delete(is.opaque, token)
+	} else {
+		is.opaque[token] = claims
+	}
+}
+
+const resource = "https://folio.example.com/mcp"
+
+// mint signs claims with s, with the header type typ.
+func mint(t testing.TB, s signer, typ string, claims map[string]any) string {
+	t.Helper()
+	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(typ))
+	if s.kid != "" {
+		opts = opts.WithHeader("kid", s.kid)
+	}
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: s.key}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// claims are a valid token's claims of is at now, changed by the pairs kv
+// (a nil value drops the claim).
+func claims(is *issuer, now time.Time, kv ...any) map[string]any {
+	c := map[string]any{
+		"iss": is.url, "sub": "alice", "aud": resource, "client_id": "agent",
+		"exp": now.Add(time.Hour).Unix(), "iat": now.Unix(), "scope": "folio:read folio:tools:github__*",
+		"groups": []string{"docs"},
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(c, kv[i].(string))
+		} else {
+			c[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return c
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// policy is a checked policy of is, changed by edit.
+func policy(t testing.TB, is *issuer, edit func(*Policy)) *Policy {
+	t.Helper()
+	t.Setenv("FOLIO_TEST_SECRET", "s3cret")
+	p := &Policy{
+		Resource: resource,
+		AuthorizationServers: []AuthorizationServer{{Issuer: is.url, IntrospectionEndpoint: is.url + "/introspect",
+			ClientID: "folio", ClientSecretEnv: "FOLIO_TEST_SECRET"}},
+		Groups: map[string][]string{"docs": {"docs/**"}, "ops": {"ops/**"}},
+		Allow:  []string{"public/**"},
+	}
+	if edit != nil {
+		edit(p)
+	}
+	if err := p.check(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestVerifyJWT(t *testing.T) {
+	rs, es, ed := newSigner(t, "r1", jose.RS256), newSigner(t, "e1", jose.ES256), newSigner(t, "o1", jose.EdDSA)
+	is := newIssuer(t, rs, es, ed)
+	clk := &clock{t: time.Now()}
+	v := New(policy(t, is, nil), nil, clk.now)
+	ctx := context.Background()
+	for _, s := range []signer{rs, es, ed} {
+		g, err := v.Verify(ctx, mint(t, s, "at+jwt", claims(is, clk.now())))
+		if err != nil {
+			t.Fatalf("%s: %v", s.alg, err)
+		}
+		if g.Subject != "alice@"+is.url || g.ClientID != "agent" || !slices.Equal(g.Tools, []string{"github__*"}) || !slices.Equal(g.Allow, []string{"docs/**"}) {
+			t.Errorf("%s: %+v", s.alg, g)
+		}
+		if got, ok := v.Lookup(g.Key); !ok || got.Subject != g.Subject {
+			t.Errorf("%s: Lookup: %+v %v", s.alg, got, ok)
+		}
+	}
+	if n := is.fetches.Load(); n != 1 {
+		t.Errorf("the key set was fetched %d times for three tokens, want once", n)
+	}
+	if g, err := v.Verify(ctx, mint(t, rs, "application/at+jwt", claims(is, clk.now(), "groups", nil, "scope", "folio:read folio:tools"))); err != nil || !slices.Equal(g.Tools, []string{"*"}) || !slices.Equal(g.Allow, []string{"public/**"}) {
+		t.Errorf("every tool, no group: %+v %v", g, err)
+	}
+	if g, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, clk.now(), "scope", nil, "scp", []string{"folio:read"}, "groups", "ops docs"))); err != nil || g.Tools != nil || !slices.Equal(g.Allow, []string{"docs/**", "ops/**"}) || !slices.Equal(g.Scopes, []string{"folio:read"}) {
+		t.Errorf("scp and groups as a string: %+v %v", g, err)
+	}
+}
+
+// TestRefused: each way a token can be wrong is refused, with an error
+// that says which.
+func TestRefused(t *testing.T) {
+	rs := newSigner(t, "r1", jose.RS256)
+	is := newIssuer(t, rs)
+	other := newIssuer(t, rs)
+	clk := &clock{t: time.Now()}
+	v := New(policy(t, is, nil), nil, clk.now)
+	now := clk.now()
+	stranger := newSigner(t, "r1", jose.RS256)
+	pub, _ := x509.MarshalPKIXPublicKey(rs.key.Public())
+	b64 := base64.RawURLEncoding.EncodeToString
+	unsigned := b64([]byte(`{"alg":"none","typ":"at+jwt"}`)) + "." + b64(mustJSON(t, claims(is, now))) + "."
+	for _, c := range []struct{ name, token, want string }{
+		{"another audience", mint(t, rs, "at+jwt", claims(is, now, "aud", "https://other.example.com/mcp")), "not for"},
+		{"audiences without folio", mint(t, rs, "at+jwt", claims(is, now, "aud", []string{"a", "b"})), "not for"},
+		{"no audience", mint(t, rs, "at+jwt", claims(is, now, "aud", nil)), "not for"},
+		{"expired", mint(t, rs, "at+jwt", claims(is, now, "exp", now.Add(-time.Minute).Unix())), "expired"},
+		{"no expiry", mint(t, rs, "at+jwt", claims(is, now, "exp", nil)), "no expiry"},
+		{"not valid yet", mint(t, rs, "at+jwt", claims(is, now, "nbf", now.Add(time.Hour).Unix())), "not valid yet"},
+		{"no subject", mint(t, rs, "at+jwt", claims(is, now, "sub", nil)), "no subject"},
+		{"an issuer not in the policy", mint(t, rs, "at+jwt", claims(other, now)), "not one folio accepts"},
+		{"an unknown key", mint(t, stranger, "at+jwt", claims(is, now)), "does not verify"},
+		{"an unknown key ID", mint(t, signer{kid: "r9", alg: rs.alg, key: rs.key}, "at+jwt", claims(is, now)), `no key "r9"`},
+		{"an ID token's type", mint(t, rs, "JWT", claims(is, now)), "not an access token's"},
+		{"alg none", unsigned, "allowed algorithm"},
+		{"HMAC with the public key", hmacToken(t, pub, claims(is, now)), "allowed algorithm"},
+		{"garbage", "a.b.c", "allowed algorithm"},
+		{"too long", strings.Repeat("a", maxToken+1), "longer than"},
+	} {
+		_, err := v.Verify(context.Background(), c.token)
+		if err == nil || !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an invalid token saying %q", c.name, err, c.want)
+		}
+	}
+	if _, err := v.Verify(context.Background(), mint(t, rs, "at+jwt", claims(is, now, "exp", now.Add(-10*time.Second).Unix()))); err != nil {
+		t.Errorf("expired 10 s ago, within the leeway: %v", err)
+	}
+	relaxed := New(policy(t, is, func(p *Policy) { p.TokenTypes = []string{"JWT", "at+jwt"} }), nil, clk.now)
+	if _, err := relaxed.Verify(context.Background(), mint(t, rs, "JWT", claims(is, now))); err != nil {
+		t.Errorf("typ JWT where the policy allows it: %v", err)
+	}
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hmacToken is an HS256 JWT keyed with key: what an attacker makes of a
+// public key, hoping the verifier takes it as an HMAC secret.
+func hmacToken(t testing.TB, key []byte, c map[string]any) string {
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(sig).Claims(c).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestKeyRotation: a token with a key ID the set lacks fetches the set
+// again, at most once every refetchAfter, so that an issuer's new key is
+// taken and a flood of unknown key IDs costs one fetch.
+func TestKeyRotation(t *testing.T) {
+	old, next := newSigner(t, "k1", jose.ES256), newSigner(t, "k2", jose.ES256)
+	is := newIssuer(t, old)
+	clk := &clock{t: time.Now()}
+	v := New(policy(t, is, nil), nil, clk.now)
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, mint(t, old, "at+jwt", claims(is, clk.now()))); err != nil {
+		t.Fatal(err)
+	}
+	is.mu.Lock()
+	is.keys = append(is.keys, next.public())
+	is.mu.Unlock()
+	clk.add(time.Second)
+	for range 20 {
+		if _, err := v.Verify(ctx, mint(t, next, "at+jwt", claims(is, clk.now()))); err == nil {
+			t.Fatal("a new key taken before refetchAfter")
+		}
+	}
+	if n := is.fetches.Load(); n != 1 {
+		t.Errorf("%d fetches for 20 tokens of an unknown key within refetchAfter, want 1", n)
+	}
+	clk.add(refetchAfter)
+	if _, err := v.Verify(ctx, mint(t, next, "at+jwt", claims(is, clk.now()))); err != nil {
+		t.Errorf("the new key after refetchAfter: %v", err)
+	}
+	clk.add(keysMaxAge + time.Minute)
+	is.mu.Lock()
+	is.keys = is.keys[1:]
+	is.mu.Unlock()
+	if _, err := v.Verify(ctx, mint(t, old, "at+jwt", claims(is, clk.now()))); err == nil {
+		t.Error("a key the issuer dropped still taken after keysMaxAge")
+	}
+}
+
+// TestHostileKeySet: a key set too large, of the wrong type, slow, or
+// with keys folio must not use, is refused within its bounds.
+func TestHostileKeySet(t *testing.T) {
+	rs := newSigner(t, "r1", jose.RS256)
+	secret := jose.JSONWebKey{Key: []byte("0123456789abcdef0123456789abcdef"), KeyID: "r1", Algorithm: "HS256"}
+	priv := jose.JSONWebKey{Key: rs.key, KeyID: "r1", Algorithm: "RS256"}
+	for _, c := range []struct {
+		name  string
+		serve http.HandlerFunc
+		want  string
+	}{
+		{"too large", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"keys":[` + strings.Repeat(`{"kty":"oct","k":"AAAA"},`, maxDocument/20) + `{}]}`))
+		}, "over"},
+		{"not JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html>"))
+		}, "not JSON"},
+		{"a symmetric key", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{secret}})
+		}, "no public signing key"},
+		{"a private key", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{priv}})
+		}, "no public signing key"},
+		{"slow", func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+		}, "deadline"},
+		{"an error", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no", http.StatusInternalServerError)
+		}, "500"},
+	} {
+		is := newIssuer(t, rs)
+		is.jwks = c.serve
+		v := New(policy(t, is, nil), nil, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, time.Now())))
+		cancel()
+		if err == nil || !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an invalid token saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestIntrospection: an opaque token is asked about; a revoked one is
+// refused at once without a cache, and once the cache ends with one.
+func TestIntrospection(t *testing.T) {
+	is := newIssuer(t)
+	clk := &clock{t: time.Now()}
+	now := clk.now()
+	active := func(kv ...any) map[string]any {
+		c := map[string]any{"active": true, "iss": is.url, "sub": "bob", "aud": []string{resource}, "scope": "folio:read", "exp": now.Add(time.Hour).Unix(), "client_id": "agent"}
+		for i := 0; i < len(kv); i += 2 {
+			c[kv[i].(string)] = kv[i+1]
+		}
+		return c
+	}
+	is.set("good", active())
+	is.set("elsewhere", active("aud", "https://other.example.com/mcp"))
+	is.set("foreign", active("iss", "https://evil.example.com"))
+	is.set("stale", active("exp", now.Add(-time.Hour).Unix()))
+	is.set("inactive", map[string]any{"active": false})
+	v := New(policy(t, is, nil), nil, clk.now)
+	ctx := context.Background()
+	g, err := v.Verify(ctx, "good")
+	if err != nil || g.Subject != "bob@"+is.url || !slices.Equal(g.Scopes, []string{"folio:read"}) {
+		t.Fatalf("good: %+v %v", g, err)
+	}
+	for tok, want := range map[string]string{"elsewhere": "not for", "foreign": "issued by", "stale": "expired", "inactive": "not active", "unknown": "not active"} {
+		if _, err := v.Verify(ctx, tok); err == nil || !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", tok, err, want)
+		}
+	}
+	is.set("good", nil)
+	if _, err := v.Verify(ctx, "good"); err == nil {
+		t.Error("a revoked token taken without an introspection cache")
+	}
+
+	is.set("good", active())
+	cached := New(policy(t, is, func(p *Policy) { p.IntrospectionCacheSeconds = 60 }), nil, clk.now)
+	if _, err := cached.Verify(ctx, "good"); err != nil {
+		t.Fatal(err)
+	}
+	is.set("good", nil)
+	if _, err := cached.Verify(ctx, "good"); err != nil {
+		t.Errorf("revoked within the cache's minute: %v, want the kept answer", err)
+	}
+	clk.add(61 * time.Second)
+	if _, err := cached.Verify(ctx, "good"); err == nil {
+		t.Error("a revoked token taken after the cache's minute")
+	}
+
+	t.Setenv("FOLIO_TEST_WRONG", "nope")
+	wrong := New(policy(t, is, func(p *Policy) { p.AuthorizationServers[0].ClientSecretEnv = "FOLIO_TEST_WRONG" }), nil, clk.now)
+	is.set("good", active())
+	if _, err := wrong.Verify(ctx, "good"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("introspection with a wrong secret: %v", err)
+	}
+	none := New(policy(t, is, func(p *Policy) { p.AuthorizationServers[0].IntrospectionEndpoint = "" }), nil, clk.now)
+	if _, err := none.Verify(ctx, "good"); err == nil || !strings.Contains(err.Error(), "no authorization server") {
+		t.Errorf("an opaque token with no introspection: %v", err)
+	}
+}
+
+// TestGrantKey: tokens of one subject, scopes and files share a key (a
+// refreshed token keeps its handles), which lives as long as the latest
+// of them; any difference makes another key.
+func TestGrantKey(t *testing.T) {
+	rs := newSigner(t, "r1", jose.RS256)
+	is := newIssuer(t, rs)
+	clk := &clock{t: time.Now()}
+	v := New(policy(t, is, nil), nil, clk.now)
+	ctx := context.Background()
+	now := clk.now()
+	verify := func(kv ...any) Grant {
+		g, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, now, kv...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	first := verify("exp", now.Add(time.Minute).Unix())
+	refreshed := verify("exp", now.Add(2*time.Hour).Unix(), "scope", "folio:tools:github__* folio:read")
+	if first.Key != refreshed.Key {
+		t.Error("a refreshed token with the same scopes in another order has another key")
+	}
+	for _, kv := range [][]any{{"sub", "mallory"}, {"scope", "folio:read"}, {"groups", []string{"ops"}}} {
+		if verify(kv...).Key == first.Key {
+			t.Errorf("%v: the same key", kv)
+		}
+	}
+	clk.add(time.Hour)
+	if _, ok := v.Lookup(first.Key); !ok {
+		t.Error("the key dropped when its first token expired, though a later one lives")
+	}
+	clk.add(2 * time.Hour)
+	if _, ok := v.Lookup(first.Key); ok {
+		t.Error("the key kept after all its tokens expired")
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "oauth.json")
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Setenv("FOLIO_TEST_SECRET", "s3cret")
+	good := `{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}]}`
+	p, err := Load(write(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RequiredScope != ScopeRead || p.leeway() != defaultLeeway || !slices.Equal(p.Algorithms, asymmetric) || p.GroupsClaim != "groups" {
+		t.Errorf("defaults: %+v", p)
+	}
+	for body, want := range map[string]string{
+		`{"resource":"http://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}]}`:                                                                                                             "must be https",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[]}`:                                                                                                                                               "none given",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}],"algorithms":["HS256"]}`:                                                                                     "no HMAC",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}],"algorithms":["none"]}`:                                                                                      "no HMAC",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com","introspection_endpoint":"https://id.example.com/i"}]}`:                                                        "needs client_id",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com","introspection_endpoint":"https://id.example.com/i","client_id":"f","client_secret_env":"FOLIO_TEST_UNSET"}]}`: "is empty",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}],"leeway_seconds":3600}`:                                                                                      "0 to 300",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}],"groups":{"a":["[bad"]}}`:                                                                                    "not a valid glob",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"}],"client_secret":"x"}`:                                                                                        "unknown field",
+		`{"resource":"https://folio.example.com/mcp","authorization_servers":[{"issuer":"https://id.example.com"},{"issuer":"https://id.example.com"}]}`:                                                                        "given twice",
+	} {
+		if _, err := Load(write(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}
+
+func TestMetadata(t *testing.T) {
+	is := newIssuer(t)
+	v := New(policy(t, is, nil), nil, nil)
+	if got, want := v.MetadataURL(), "https://folio.example.com/.well-known/oauth-protected-resource/mcp"; got != want {
+		t.Errorf("MetadataURL %s, want %s", got, want)
+	}
+	if got := v.MetadataPaths(); !slices.Equal(got, []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"}) {
+		t.Errorf("MetadataPaths %v", got)
+	}
+	m := v.Metadata()
+	if m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{is.url}) || !slices.Contains(m.ScopesSupported, ScopeRead) {
+		t.Errorf("Metadata %+v", m)
+	}
+}
+
+// FuzzVerify: no token, however made, panics the verifier, and none but
+// the valid one's (or one with its very claims and signature) is taken.
+func FuzzVerify(f *testing.F) {
+	rs := newSigner(f, "r1", jose.RS256)
+	is := newIssuer(f, rs)
+	now := time.Now()
+	v := New(policy(f, is, nil), nil, func() time.Time { return now })
+	valid := mint(f, rs, "at+jwt", claims(is, now))
+	f.Add(valid)
+	f.Add(valid[:len(valid)-2])
+	f.Add(strings.Replace(valid, ".", "..", 1))
+	f.Add("opaque")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, token string) {
+		g, err := v.Verify(context.Background(), token)
+		if err == nil && (g.Subject != "alice@"+is.url || token != valid && !strings.HasPrefix(token, valid[:strings.LastIndexByte(valid, '.')])) {
+			t.Fatalf("%q taken: %+v", token, g)
+		}
+	})
+}
