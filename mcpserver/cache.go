@@ -30,7 +30,7 @@ const (
 // file's allow lists and tool lists, a handle's owner), public only when it
 // cannot.
 func (s *Server) cacheHint(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
-	perCaller := s.cfg.Tokens != nil
+	perCaller := s.authenticates()
 	ttl, private := time.Duration(fileTTL), perCaller
 	switch p := req.GetParams().(type) {
 	case *mcp.ListToolsParams:

@@ -65,7 +65,7 @@ func (s *Server) owner(ss *mcp.ServerSession, c *caller) (fold.Owner, bool) {
 			session = s.connectionID(ss)
 		}
 	}
-	if session == "" && s.cfg.Tokens == nil && !c.sessionless {
+	if session == "" && !s.authenticates() && !c.sessionless {
 		return fold.Owner{}, false
 	}
 	return fold.Owner{Session: session, Subject: c.subject, Grant: c.grant}, true

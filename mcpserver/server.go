@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/stdio"
+	"github.com/folio-mcp/folio/oauth"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/telemetry"
@@ -42,6 +44,10 @@ type Config struct {
 	// Tokens, when set, makes every call show a bearer token from it (so
 	// the server is for HTTP only) and see only the token's allow list.
 	Tokens *tokens.File
+	// OAuth, when set, makes every call show a bearer token that it
+	// verifies or that is in Tokens (see package oauth): folio is then an
+	// OAuth resource server, and serves its protected resource metadata.
+	OAuth *oauth.Verifier
 	// Gateway, when set, offers the tools of upstream MCP servers beside
 	// folio's own, and calls them.
 	Gateway *upstream.Gateway
@@ -271,18 +277,30 @@ func (s *Server) CloseSessions() {
 const sessionTimeout = 30 * time.Minute
 
 // Handler serves Streamable HTTP at /mcp: bearer tokens when the server has
-// a tokens file, the SDK's DNS-rebinding protection for loopback, and
-// cross-origin protection against browsers.
+// a tokens file or OAuth (and then its protected resource metadata), the
+// SDK's DNS-rebinding protection for loopback, and cross-origin
+// protection against browsers.
 func (s *Server) Handler() http.Handler {
 	var h http.Handler = s.limitSessions(s.eras())
-	if s.cfg.Tokens != nil {
-		h = challenge(auth.RequireBearerToken(s.verifyToken, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
+	mux := http.NewServeMux()
+	if s.authenticates() {
+		opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
+		if s.cfg.OAuth != nil {
+			opts.Scopes, opts.ClockSkew = []string{s.cfg.OAuth.RequiredScope()}, s.cfg.OAuth.Leeway()
+			meta := auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata())
+			for _, path := range s.cfg.OAuth.MetadataPaths() {
+				mux.Handle(path, meta)
+			}
+		}
+		h = s.challenge(auth.RequireBearerToken(s.verifyToken, opts)(h))
 	}
 	h = s.guardHTTP(http.NewCrossOriginProtection().Handler(h))
-	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	return mux
 }
+
+// authenticates reports whether every call must show a bearer token.
+func (s *Server) authenticates() bool { return s.cfg.Tokens != nil || s.cfg.OAuth != nil }
 
 // eras serves both protocol eras at one endpoint, over one server: a
 // request of 2026-07-28 or later (its Mcp-Protocol-Version header says so,
@@ -309,7 +327,8 @@ func (s *Server) eras() http.Handler {
 }
 
 // CheckAddress says whether serving HTTP on addr is allowed: without
-// tokens, only on a loopback address, and then with a warning to log.
+// tokens (a tokens file or OAuth), only on a loopback address, and then
+// with a warning to log.
 func CheckAddress(addr string, withTokens bool) (warning string, err error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -319,9 +338,9 @@ func CheckAddress(addr string, withTokens bool) (warning string, err error) {
 		return "", nil
 	}
 	if !isLoopback(host) {
-		return "", fmt.Errorf("--http %s: without --tokens, folio serves only on a loopback address (127.0.0.1, [::1], localhost); give --tokens FILE to serve on %q", addr, host)
+		return "", fmt.Errorf("--http %s: without --tokens or --oauth, folio serves only on a loopback address (127.0.0.1, [::1], localhost); give --tokens FILE or --oauth FILE to serve on %q", addr, host)
 	}
-	return "serving HTTP without --tokens: any local process can read the served files as subject " + reader.LocalSubject, nil
+	return "serving HTTP without --tokens or --oauth: any local process can read the served files as subject " + reader.LocalSubject, nil
 }
 
 func isLoopback(host string) bool {
@@ -408,14 +427,28 @@ func (c *caller) mayUse(name string) bool {
 // info, so that each request can look it up again.
 const identityKey = "folio/token_sha256"
 
-// verifyToken is the bearer-token check of every HTTP request.
-func (s *Server) verifyToken(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-	hash := tokens.Hash(token)
-	id, ok := s.cfg.Tokens.Lookup(hash)
-	if !ok {
+// verifyToken is the bearer-token check of every HTTP request: a token
+// of the tokens file, else one OAuth verifies. A static token holds the
+// scope OAuth requires: its file says what it may do.
+func (s *Server) verifyToken(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	if s.cfg.Tokens != nil {
+		hash := tokens.Hash(token)
+		if id, ok := s.cfg.Tokens.Lookup(hash); ok {
+			ti := &auth.TokenInfo{UserID: id.Subject, Extra: map[string]any{identityKey: hash}}
+			if s.cfg.OAuth != nil {
+				ti.Scopes = []string{s.cfg.OAuth.RequiredScope()}
+			}
+			return ti, nil
+		}
+	}
+	if s.cfg.OAuth == nil {
 		return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
 	}
-	return &auth.TokenInfo{UserID: id.Subject, Extra: map[string]any{identityKey: hash}}, nil
+	g, err := s.cfg.OAuth.Verify(ctx, token)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", auth.ErrInvalidToken, err)
+	}
+	return &auth.TokenInfo{UserID: g.Subject, Scopes: g.Scopes, Expiration: g.Expiry, Extra: map[string]any{identityKey: g.Key}}, nil
 }
 
 // errUnauthorized: a call with no identity where one is required.
@@ -425,7 +458,7 @@ var errUnauthorized = errors.New("no valid bearer token: the token was revoked o
 // it is now (see caller).
 func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
 	sessionless := extra != nil && extra.Header != nil && extra.Header.Get(protocolVersionHeader) >= sessionlessProtocol
-	if s.cfg.Tokens == nil {
+	if !s.authenticates() {
 		return &caller{subject: reader.LocalSubject, sessionless: sessionless, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
 	ti := tokenInfo(ctx, extra)
@@ -455,10 +488,11 @@ func grant(tokenHash string, allow []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// identity looks a token's hash up in the tokens file as it is now and
-// returns its identity and the file view of its allow list.
+// identity looks a token's hash up in the tokens file as it is now (or
+// an OAuth grant's key among the grants of unexpired tokens) and returns
+// its identity and the file view of its allow list.
 func (s *Server) identity(hash string) (tokens.Identity, *fsview.FS, error) {
-	id, ok := s.cfg.Tokens.Lookup(hash)
+	id, ok := s.lookup(hash)
 	if !ok {
 		return tokens.Identity{}, nil, errUnauthorized
 	}
@@ -469,18 +503,66 @@ func (s *Server) identity(hash string) (tokens.Identity, *fsview.FS, error) {
 	return id, view, err
 }
 
-// challenge adds WWW-Authenticate: Bearer to 401 answers, as RFC 6750 asks.
-func challenge(next http.Handler) http.Handler {
+// lookup is the identity of a token's hash in the tokens file, or of an
+// OAuth grant's key: what the grant's files and scopes give, with folio's
+// own tools.
+func (s *Server) lookup(key string) (tokens.Identity, bool) {
+	if !strings.HasPrefix(key, "oauth:") {
+		if s.cfg.Tokens == nil {
+			return tokens.Identity{}, false
+		}
+		return s.cfg.Tokens.Lookup(key)
+	}
+	if s.cfg.OAuth == nil {
+		return tokens.Identity{}, false
+	}
+	g, ok := s.cfg.OAuth.Lookup(key)
+	if !ok {
+		return tokens.Identity{}, false
+	}
+	id := tokens.Identity{Subject: g.Subject, Allow: g.Allow, Tools: slices.Clone(g.Tools)}
+	for _, t := range tools {
+		if !t.meta {
+			id.Tools = append(id.Tools, t.name)
+		}
+	}
+	return id, true
+}
+
+// challenge makes the WWW-Authenticate of 401 and 403 answers what RFC
+// 6750 and the MCP authorization specification ask: an error code when a
+// token was shown, and with OAuth the scopes to ask for (a 403: the one
+// missing) and where folio's resource metadata is.
+func (s *Server) challenge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(challenger{w}, r)
+		next.ServeHTTP(challenger{ResponseWriter: w, s: s, shown: r.Header.Get("Authorization") != ""}, r)
 	})
 }
 
-type challenger struct{ http.ResponseWriter }
+type challenger struct {
+	http.ResponseWriter
+	s     *Server
+	shown bool
+}
 
 func (c challenger) WriteHeader(code int) {
-	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
-		c.Header().Set("WWW-Authenticate", `Bearer realm="folio"`)
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		params := []string{`realm="folio"`}
+		switch {
+		case code == http.StatusForbidden:
+			params = append(params, `error="insufficient_scope"`)
+		case c.shown:
+			params = append(params, `error="invalid_token"`)
+		}
+		if o := c.s.cfg.OAuth; o != nil {
+			// A 403 names the scope missing; a 401 those to ask for.
+			scope := o.RequiredScope()
+			if code == http.StatusUnauthorized {
+				scope = strings.Join(o.Scopes(), " ")
+			}
+			params = append(params, fmt.Sprintf("scope=%q", scope), fmt.Sprintf("resource_metadata=%q", o.MetadataURL()))
+		}
+		c.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	}
 	c.ResponseWriter.WriteHeader(code)
 }

@@ -289,7 +289,7 @@ func (s *Server) tellDrift(now *upstream.Catalog) {
 // listed nor callable, as if it did not exist.
 func (s *Server) toolAccess(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if s.cfg.Tokens == nil || (method != "tools/list" && method != "tools/call") {
+		if !s.authenticates() || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
 		// With no valid token, the handler refuses the call.

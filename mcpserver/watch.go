@@ -172,7 +172,7 @@ func (s *Server) guardNotifications(next mcp.MethodHandler) mcp.MethodHandler {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		switch p := req.GetParams().(type) {
 		case *mcp.ResourceUpdatedNotificationParams:
-			if s.cfg.Tokens != nil {
+			if s.authenticates() {
 				hash := ""
 				s.sessions.with(ss, func(st *sessionState) { hash = st.subscribedWith })
 				if _, view, err := s.identity(hash); err != nil || !view.Permits(p.URI) {
@@ -209,7 +209,7 @@ func (s *Server) mayHear(ss *mcp.ServerSession, c *listChange) bool {
 		return false
 	}
 	view := s.cfg.FS
-	if s.cfg.Tokens != nil {
+	if s.authenticates() {
 		// An HTTP session is its opener's; a listen stream of the
 		// sessionless era, its caller's.
 		hash := ""

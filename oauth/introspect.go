@@ -2,8 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -28,17 +26,9 @@ type introspection struct {
 }
 
 // introspect asks the policy's introspection endpoints about an opaque
-// token, the first that knows it active answering, and keeps the answer
-// for Policy.IntrospectionCacheSeconds.
-func (v *Verifier) introspect(ctx context.Context, token string, now time.Time) (Grant, error) {
-	sum := sha256.Sum256([]byte(token))
-	hash := hex.EncodeToString(sum[:])
-	v.mu.Lock()
-	a, ok := v.answers[hash]
-	v.mu.Unlock()
-	if ok && now.Before(a.until) && now.Before(a.g.Expiry.Add(v.p.leeway())) {
-		return a.g, nil
-	}
+// token (of the hash given), the first that knows it active answering, and
+// keeps the answer for Policy.IntrospectionCacheSeconds.
+func (v *Verifier) introspect(ctx context.Context, token, hash string, now time.Time) (Grant, error) {
 	var errs []error
 	asked := false
 	for i := range v.p.AuthorizationServers {
@@ -49,7 +39,9 @@ func (v *Verifier) introspect(ctx context.Context, token string, now time.Time) 
 		asked = true
 		g, err := v.ask(ctx, server, token, now)
 		if err == nil {
-			v.remember(hash, g, now)
+			if keep := time.Duration(v.p.IntrospectionCacheSeconds) * time.Second; keep > 0 {
+				v.remember(hash, g, now.Add(keep), now)
+			}
 			return g, nil
 		}
 		errs = append(errs, err)
@@ -60,28 +52,9 @@ func (v *Verifier) introspect(ctx context.Context, token string, now time.Time) 
 	return Grant{}, invalid("%v", errors.Join(errs...))
 }
 
-// remember keeps an introspection answer, while the policy says.
-func (v *Verifier) remember(hash string, g Grant, now time.Time) {
-	if v.p.IntrospectionCacheSeconds == 0 {
-		return
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if len(v.answers) >= maxGrants {
-		for k, a := range v.answers {
-			if !now.Before(a.until) {
-				delete(v.answers, k)
-			}
-		}
-		if len(v.answers) >= maxGrants {
-			clear(v.answers)
-		}
-	}
-	v.answers[hash] = answer{g: g, until: now.Add(time.Duration(v.p.IntrospectionCacheSeconds) * time.Second)}
-}
-
 // ask is one introspection request, and its answer read as a grant: an
-// active token, of this server, for folio, unexpired, with a subject.
+// active token, of this server, for folio, unexpired, with a subject
+// or a client.
 func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token string, now time.Time) (Grant, error) {
 	secret, err := server.secret()
 	if err != nil {
@@ -115,18 +88,24 @@ func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token s
 		return Grant{}, errors.New("issued by " + in.Issuer + ", not " + server.Issuer)
 	case !oauthex.MatchesResource(audiences(in.Audience), v.p.Resource):
 		return Grant{}, errors.New("issued for " + string(in.Audience) + ", not for " + v.p.Resource)
-	case in.Subject == "":
-		return Grant{}, errors.New("no subject")
+	case in.Subject == "" && in.ClientID == "":
+		return Grant{}, errors.New("no subject and no client")
 	case in.Expiry != 0 && now.After(time.Unix(in.Expiry, 0).Add(v.p.leeway())):
 		return Grant{}, errors.New("expired")
 	case in.NotBefore != 0 && now.Add(v.p.leeway()).Before(time.Unix(in.NotBefore, 0)):
 		return Grant{}, errors.New("not valid yet")
 	}
+	// A token a client got for itself (client credentials) may name no
+	// subject: the client is its subject, as RFC 9068 has it for JWTs.
+	subject := in.Subject
+	if subject == "" {
+		subject = in.ClientID
+	}
 	expiry := now.Add(v.p.leeway())
 	if in.Expiry != 0 {
 		expiry = time.Unix(in.Expiry, 0)
 	}
-	return v.grant(server.Issuer, in.Subject, in.ClientID, strings.Fields(in.Scope), strings1(raw[v.p.GroupsClaim]), expiry), nil
+	return v.grant(server.Issuer, subject, in.ClientID, strings.Fields(in.Scope), strings1(raw[v.p.GroupsClaim]), expiry), nil
 }
 
 // audiences is an "aud" claim, a string or a list of them, as a list.

@@ -2,170 +2,43 @@ package oauth
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/folio-mcp/folio/internal/oauthtest"
 )
-
-// issuer is an authorization server on loopback for the tests: its
-// metadata, its key set (which a test may change), and an introspection
-// endpoint over the tokens it was told of.
-type issuer struct {
-	*httptest.Server
-	url     string
-	fetches atomic.Int32
-
-	mu     sync.Mutex
-	keys   []jose.JSONWebKey // public, as served
-	opaque map[string]map[string]any
-	// jwks, when set, is served instead of keys.
-	jwks http.HandlerFunc
-}
-
-// signer is a private key with its ID and algorithm.
-type signer struct {
-	kid string
-	alg jose.SignatureAlgorithm
-	key crypto.Signer
-}
-
-func newSigner(t testing.TB, kid string, alg jose.SignatureAlgorithm) signer {
-	t.Helper()
-	var key crypto.Signer
-	var err error
-	switch alg {
-	case jose.RS256, jose.PS256:
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	case jose.ES256:
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	case jose.EdDSA:
-		_, key, err = ed25519.GenerateKey(rand.Reader)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer{kid: kid, alg: alg, key: key}
-}
-
-func (s signer) public() jose.JSONWebKey {
-	return jose.JSONWebKey{Key: s.key.Public(), KeyID: s.kid, Algorithm: string(s.alg), Use: "sig"}
-}
-
-func newIssuer(t testing.TB, keys ...signer) *issuer {
-	t.Helper()
-	is := &issuer{opaque: map[string]map[string]any{}}
-	for _, k := range keys {
-		is.keys = append(is.keys, k.public())
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"issuer": is.url, "jwks_uri": is.url + "/jwks", "introspection_endpoint": is.url + "/introspect",
-			"authorization_endpoint": is.url + "/auth", "token_endpoint": is.url + "/token",
-			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-		})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		is.fetches.Add(1)
-		is.mu.Lock()
-		custom, keys := is.jwks, slices.Clone(is.keys)
-		is.mu.Unlock()
-		if custom != nil {
-			custom(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: keys})
-	})
-	mux.HandleFunc("/introspect", func(w http.ResponseWriter, r *http.Request) {
-		if id, secret, ok := r.BasicAuth(); !ok || id != "folio" || secret != "s3cret" {
-			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
-			return
-		}
-		is.mu.Lock()
-		claims, ok := is.opaque[r.PostFormValue("token")]
-		is.mu.Unlock()
-		if !ok {
-			claims = map[string]any{"active": false}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(claims)
-	})
-	is.Server = httptest.NewServer(mux)
-	is.url = is.Server.URL
-	t.Cleanup(is.Close)
-	return is
-}
-
-// set makes token an opaque token that introspection answers claims of
-// (nil: one it does not know).
-func (is *issuer) set(token string, claims map[string]any) {
-	is.mu.Lock()
-	defer is.mu.Unlock()
-	if claims == nil {
-		delete(is.opaque, token)
-	} else {
-		is.opaque[token] = claims
-	}
-}
 
 const resource = "https://folio.example.com/mcp"
 
-// mint signs claims with s, with the header type typ.
-func mint(t testing.TB, s signer, typ string, claims map[string]any) string {
-	t.Helper()
-	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(typ))
-	if s.kid != "" {
-		opts = opts.WithHeader("kid", s.kid)
-	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: s.alg, Key: s.key}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+type signer = oauthtest.Signer
+
+func newSigner(t testing.TB, kid string, alg jose.SignatureAlgorithm) signer {
+	return oauthtest.NewSigner(t, kid, alg)
 }
 
-// claims are a valid token's claims of is at now, changed by the pairs kv
-// (a nil value drops the claim).
-func claims(is *issuer, now time.Time, kv ...any) map[string]any {
-	c := map[string]any{
-		"iss": is.url, "sub": "alice", "aud": resource, "client_id": "agent",
-		"exp": now.Add(time.Hour).Unix(), "iat": now.Unix(), "scope": "folio:read folio:tools:github__*",
-		"groups": []string{"docs"},
-	}
-	for i := 0; i < len(kv); i += 2 {
-		if kv[i+1] == nil {
-			delete(c, kv[i].(string))
-		} else {
-			c[kv[i].(string)] = kv[i+1]
-		}
-	}
-	return c
+func newIssuer(t testing.TB, keys ...signer) *oauthtest.Issuer { return oauthtest.New(t, keys...) }
+
+func mint(t testing.TB, s signer, typ string, claims map[string]any) string {
+	return s.Mint(t, typ, claims)
+}
+
+// claims are a valid token's claims of is at now, with a tools scope and
+// a group, changed by the pairs kv (a nil value drops the claim).
+func claims(is *oauthtest.Issuer, now time.Time, kv ...any) map[string]any {
+	return is.Claims(resource, now, append([]any{"scope", "folio:read folio:tools:github__*", "groups", []string{"docs"}}, kv...)...)
 }
 
 // clock is a settable clock.
@@ -178,13 +51,13 @@ func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return 
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // policy is a checked policy of is, changed by edit.
-func policy(t testing.TB, is *issuer, edit func(*Policy)) *Policy {
+func policy(t testing.TB, is *oauthtest.Issuer, edit func(*Policy)) *Policy {
 	t.Helper()
-	t.Setenv("FOLIO_TEST_SECRET", "s3cret")
+	t.Setenv("FOLIO_TEST_SECRET", oauthtest.ClientSecret)
 	p := &Policy{
 		Resource: resource,
-		AuthorizationServers: []AuthorizationServer{{Issuer: is.url, IntrospectionEndpoint: is.url + "/introspect",
-			ClientID: "folio", ClientSecretEnv: "FOLIO_TEST_SECRET"}},
+		AuthorizationServers: []AuthorizationServer{{Issuer: is.URL, IntrospectionEndpoint: is.URL + "/introspect",
+			ClientID: oauthtest.ClientID, ClientSecretEnv: "FOLIO_TEST_SECRET"}},
 		Groups: map[string][]string{"docs": {"docs/**"}, "ops": {"ops/**"}},
 		Allow:  []string{"public/**"},
 	}
@@ -206,18 +79,30 @@ func TestVerifyJWT(t *testing.T) {
 	for _, s := range []signer{rs, es, ed} {
 		g, err := v.Verify(ctx, mint(t, s, "at+jwt", claims(is, clk.now())))
 		if err != nil {
-			t.Fatalf("%s: %v", s.alg, err)
+			t.Fatalf("%s: %v", s.Alg, err)
 		}
-		if g.Subject != "alice@"+is.url || g.ClientID != "agent" || !slices.Equal(g.Tools, []string{"github__*"}) || !slices.Equal(g.Allow, []string{"docs/**"}) {
-			t.Errorf("%s: %+v", s.alg, g)
+		if g.Subject != "alice@"+is.URL || g.ClientID != "agent" || !slices.Equal(g.Tools, []string{"github__*"}) || !slices.Equal(g.Allow, []string{"docs/**"}) {
+			t.Errorf("%s: %+v", s.Alg, g)
 		}
 		if got, ok := v.Lookup(g.Key); !ok || got.Subject != g.Subject {
-			t.Errorf("%s: Lookup: %+v %v", s.alg, got, ok)
+			t.Errorf("%s: Lookup: %+v %v", s.Alg, got, ok)
 		}
 	}
-	if n := is.fetches.Load(); n != 1 {
+	if n := is.Fetches.Load(); n != 1 {
 		t.Errorf("the key set was fetched %d times for three tokens, want once", n)
 	}
+	// A token checked once is kept, but not past its expiry.
+	short := mint(t, es, "at+jwt", claims(is, clk.now(), "exp", clk.now().Add(time.Minute).Unix()))
+	for range 2 {
+		if _, err := v.Verify(ctx, short); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.add(time.Minute + v.Leeway() + time.Second)
+	if _, err := v.Verify(ctx, short); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("a kept token after its expiry: %v", err)
+	}
+	clk.add(-time.Minute - v.Leeway() - time.Second)
 	if g, err := v.Verify(ctx, mint(t, rs, "application/at+jwt", claims(is, clk.now(), "groups", nil, "scope", "folio:read folio:tools"))); err != nil || !slices.Equal(g.Tools, []string{"*"}) || !slices.Equal(g.Allow, []string{"public/**"}) {
 		t.Errorf("every tool, no group: %+v %v", g, err)
 	}
@@ -236,7 +121,7 @@ func TestRefused(t *testing.T) {
 	v := New(policy(t, is, nil), nil, clk.now)
 	now := clk.now()
 	stranger := newSigner(t, "r1", jose.RS256)
-	pub, _ := x509.MarshalPKIXPublicKey(rs.key.Public())
+	pub, _ := x509.MarshalPKIXPublicKey(rs.Key.Public())
 	b64 := base64.RawURLEncoding.EncodeToString
 	unsigned := b64([]byte(`{"alg":"none","typ":"at+jwt"}`)) + "." + b64(mustJSON(t, claims(is, now))) + "."
 	for _, c := range []struct{ name, token, want string }{
@@ -249,7 +134,7 @@ func TestRefused(t *testing.T) {
 		{"no subject", mint(t, rs, "at+jwt", claims(is, now, "sub", nil)), "no subject"},
 		{"an issuer not in the policy", mint(t, rs, "at+jwt", claims(other, now)), "not one folio accepts"},
 		{"an unknown key", mint(t, stranger, "at+jwt", claims(is, now)), "does not verify"},
-		{"an unknown key ID", mint(t, signer{kid: "r9", alg: rs.alg, key: rs.key}, "at+jwt", claims(is, now)), `no key "r9"`},
+		{"an unknown key ID", mint(t, signer{KID: "r9", Alg: rs.Alg, Key: rs.Key}, "at+jwt", claims(is, now)), `no key "r9"`},
 		{"an ID token's type", mint(t, rs, "JWT", claims(is, now)), "not an access token's"},
 		{"alg none", unsigned, "allowed algorithm"},
 		{"HMAC with the public key", hmacToken(t, pub, claims(is, now)), "allowed algorithm"},
@@ -281,15 +166,7 @@ func mustJSON(t testing.TB, v any) []byte {
 // hmacToken is an HS256 JWT keyed with key: what an attacker makes of a
 // public key, hoping the verifier takes it as an HMAC secret.
 func hmacToken(t testing.TB, key []byte, c map[string]any) string {
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "r1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(sig).Claims(c).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return oauthtest.Sign(t, jose.SigningKey{Algorithm: jose.HS256, Key: key}, "r1", "at+jwt", c)
 }
 
 // TestKeyRotation: a token with a key ID the set lacks fetches the set
@@ -304,16 +181,14 @@ func TestKeyRotation(t *testing.T) {
 	if _, err := v.Verify(ctx, mint(t, old, "at+jwt", claims(is, clk.now()))); err != nil {
 		t.Fatal(err)
 	}
-	is.mu.Lock()
-	is.keys = append(is.keys, next.public())
-	is.mu.Unlock()
+	is.SetKeys(old.Public(), next.Public())
 	clk.add(time.Second)
 	for range 20 {
 		if _, err := v.Verify(ctx, mint(t, next, "at+jwt", claims(is, clk.now()))); err == nil {
 			t.Fatal("a new key taken before refetchAfter")
 		}
 	}
-	if n := is.fetches.Load(); n != 1 {
+	if n := is.Fetches.Load(); n != 1 {
 		t.Errorf("%d fetches for 20 tokens of an unknown key within refetchAfter, want 1", n)
 	}
 	clk.add(refetchAfter)
@@ -321,9 +196,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Errorf("the new key after refetchAfter: %v", err)
 	}
 	clk.add(keysMaxAge + time.Minute)
-	is.mu.Lock()
-	is.keys = is.keys[1:]
-	is.mu.Unlock()
+	is.SetKeys(next.Public())
 	if _, err := v.Verify(ctx, mint(t, old, "at+jwt", claims(is, clk.now()))); err == nil {
 		t.Error("a key the issuer dropped still taken after keysMaxAge")
 	}
@@ -334,7 +207,7 @@ func TestKeyRotation(t *testing.T) {
 func TestHostileKeySet(t *testing.T) {
 	rs := newSigner(t, "r1", jose.RS256)
 	secret := jose.JSONWebKey{Key: []byte("0123456789abcdef0123456789abcdef"), KeyID: "r1", Algorithm: "HS256"}
-	priv := jose.JSONWebKey{Key: rs.key, KeyID: "r1", Algorithm: "RS256"}
+	priv := jose.JSONWebKey{Key: rs.Key, KeyID: "r1", Algorithm: "RS256"}
 	for _, c := range []struct {
 		name  string
 		serve http.HandlerFunc
@@ -364,7 +237,7 @@ func TestHostileKeySet(t *testing.T) {
 		}, "500"},
 	} {
 		is := newIssuer(t, rs)
-		is.jwks = c.serve
+		is.ServeKeys(c.serve)
 		v := New(policy(t, is, nil), nil, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		_, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, time.Now())))
@@ -382,39 +255,48 @@ func TestIntrospection(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	now := clk.now()
 	active := func(kv ...any) map[string]any {
-		c := map[string]any{"active": true, "iss": is.url, "sub": "bob", "aud": []string{resource}, "scope": "folio:read", "exp": now.Add(time.Hour).Unix(), "client_id": "agent"}
+		c := map[string]any{"active": true, "iss": is.URL, "sub": "bob", "aud": []string{resource}, "scope": "folio:read", "exp": now.Add(time.Hour).Unix(), "client_id": "agent"}
 		for i := 0; i < len(kv); i += 2 {
 			c[kv[i].(string)] = kv[i+1]
 		}
 		return c
 	}
-	is.set("good", active())
-	is.set("elsewhere", active("aud", "https://other.example.com/mcp"))
-	is.set("foreign", active("iss", "https://evil.example.com"))
-	is.set("stale", active("exp", now.Add(-time.Hour).Unix()))
-	is.set("inactive", map[string]any{"active": false})
+	is.SetOpaque("good", active())
+	is.SetOpaque("elsewhere", active("aud", "https://other.example.com/mcp"))
+	is.SetOpaque("foreign", active("iss", "https://evil.example.com"))
+	is.SetOpaque("stale", active("exp", now.Add(-time.Hour).Unix()))
+	is.SetOpaque("inactive", map[string]any{"active": false})
 	v := New(policy(t, is, nil), nil, clk.now)
 	ctx := context.Background()
 	g, err := v.Verify(ctx, "good")
-	if err != nil || g.Subject != "bob@"+is.url || !slices.Equal(g.Scopes, []string{"folio:read"}) {
+	if err != nil || g.Subject != "bob@"+is.URL || !slices.Equal(g.Scopes, []string{"folio:read"}) {
 		t.Fatalf("good: %+v %v", g, err)
 	}
-	for tok, want := range map[string]string{"elsewhere": "not for", "foreign": "issued by", "stale": "expired", "inactive": "not active", "unknown": "not active"} {
+	machine := active("client_id", "ci")
+	delete(machine, "sub")
+	is.SetOpaque("machine", machine)
+	if g, err := v.Verify(ctx, "machine"); err != nil || g.Subject != "ci@"+is.URL {
+		t.Errorf("a client's own token, with no subject: %+v %v", g, err)
+	}
+	nobody := maps.Clone(machine)
+	delete(nobody, "client_id")
+	is.SetOpaque("nobody", nobody)
+	for tok, want := range map[string]string{"nobody": "no subject and no client", "elsewhere": "not for", "foreign": "issued by", "stale": "expired", "inactive": "not active", "unknown": "not active"} {
 		if _, err := v.Verify(ctx, tok); err == nil || !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", tok, err, want)
 		}
 	}
-	is.set("good", nil)
+	is.SetOpaque("good", nil)
 	if _, err := v.Verify(ctx, "good"); err == nil {
 		t.Error("a revoked token taken without an introspection cache")
 	}
 
-	is.set("good", active())
+	is.SetOpaque("good", active())
 	cached := New(policy(t, is, func(p *Policy) { p.IntrospectionCacheSeconds = 60 }), nil, clk.now)
 	if _, err := cached.Verify(ctx, "good"); err != nil {
 		t.Fatal(err)
 	}
-	is.set("good", nil)
+	is.SetOpaque("good", nil)
 	if _, err := cached.Verify(ctx, "good"); err != nil {
 		t.Errorf("revoked within the cache's minute: %v, want the kept answer", err)
 	}
@@ -425,7 +307,7 @@ func TestIntrospection(t *testing.T) {
 
 	t.Setenv("FOLIO_TEST_WRONG", "nope")
 	wrong := New(policy(t, is, func(p *Policy) { p.AuthorizationServers[0].ClientSecretEnv = "FOLIO_TEST_WRONG" }), nil, clk.now)
-	is.set("good", active())
+	is.SetOpaque("good", active())
 	if _, err := wrong.Verify(ctx, "good"); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("introspection with a wrong secret: %v", err)
 	}
@@ -518,7 +400,7 @@ func TestMetadata(t *testing.T) {
 		t.Errorf("MetadataPaths %v", got)
 	}
 	m := v.Metadata()
-	if m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{is.url}) || !slices.Contains(m.ScopesSupported, ScopeRead) {
+	if m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{is.URL}) || !slices.Contains(m.ScopesSupported, ScopeRead) {
 		t.Errorf("Metadata %+v", m)
 	}
 }
@@ -538,8 +420,36 @@ func FuzzVerify(f *testing.F) {
 	f.Add("")
 	f.Fuzz(func(t *testing.T, token string) {
 		g, err := v.Verify(context.Background(), token)
-		if err == nil && (g.Subject != "alice@"+is.url || token != valid && !strings.HasPrefix(token, valid[:strings.LastIndexByte(valid, '.')])) {
+		if err == nil && (g.Subject != "alice@"+is.URL || token != valid && !strings.HasPrefix(token, valid[:strings.LastIndexByte(valid, '.')])) {
 			t.Fatalf("%q taken: %+v", token, g)
 		}
 	})
+}
+
+// BenchmarkVerify: one request's token check, its issuer's keys at hand,
+// for each kind of key: a token seen before (kept), and the first check
+// of one (its signature and claims) (go test ./oauth -run '^$' -bench
+// Verify -cpu 1).
+func BenchmarkVerify(b *testing.B) {
+	for _, alg := range []jose.SignatureAlgorithm{jose.ES256, jose.RS256, jose.EdDSA} {
+		s := newSigner(b, "k1", alg)
+		is := newIssuer(b, s)
+		v := New(policy(b, is, nil), nil, nil)
+		token := mint(b, s, "at+jwt", claims(is, time.Now()))
+		ctx := context.Background()
+		b.Run(string(alg)+"/kept", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := v.Verify(ctx, token); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(alg)+"/first", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := v.verifyJWT(ctx, token, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -65,12 +65,13 @@ type Verifier struct {
 
 	mu     sync.Mutex
 	grants map[string]Grant // by key, while unexpired
-	// answers are introspection's answers, by the token's hash, while
-	// fresh (Policy.IntrospectionCacheSeconds).
+	// answers are the grants of tokens checked, by the token's hash: a
+	// JWT's till it expires, an opaque one's for
+	// Policy.IntrospectionCacheSeconds.
 	answers map[string]answer
 }
 
-// answer is an introspection answer kept.
+// answer is a token's grant kept.
 type answer struct {
 	g     Grant
 	until time.Time
@@ -102,16 +103,23 @@ func (v *Verifier) RequiredScope() string { return v.p.RequiredScope }
 // Leeway is how far a token's times may be off folio's clock.
 func (v *Verifier) Leeway() time.Duration { return v.p.leeway() }
 
+// Scopes are the scopes a client is asked to request, in a challenge
+// and in the metadata: the required one, ScopeRead, and ScopeTools (an
+// authorization server grants what its own policy gives).
+func (v *Verifier) Scopes() []string {
+	if v.p.RequiredScope == ScopeRead {
+		return []string{ScopeRead, ScopeTools}
+	}
+	return []string{v.p.RequiredScope, ScopeRead, ScopeTools}
+}
+
 // Metadata is folio's protected resource metadata (RFC 9728).
 func (v *Verifier) Metadata() *oauthex.ProtectedResourceMetadata {
 	m := &oauthex.ProtectedResourceMetadata{
 		Resource:               v.p.Resource,
 		ResourceName:           v.p.ResourceName,
-		ScopesSupported:        []string{v.p.RequiredScope, ScopeTools},
+		ScopesSupported:        v.Scopes(),
 		BearerMethodsSupported: []string{"header"},
-	}
-	if v.p.RequiredScope != ScopeRead {
-		m.ScopesSupported = append(m.ScopesSupported, ScopeRead)
 	}
 	for _, a := range v.p.AuthorizationServers {
 		m.AuthorizationServers = append(m.AuthorizationServers, a.Issuer)
@@ -145,18 +153,55 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Grant, error) {
 		return Grant{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, maxToken)
 	}
 	now := v.now()
-	var g Grant
-	var err error
-	if strings.Count(token, ".") == 2 {
-		g, err = v.verifyJWT(ctx, token, now)
-	} else {
-		g, err = v.introspect(ctx, token, now)
-	}
-	if err != nil {
-		return Grant{}, err
+	sum := sha256.Sum256([]byte(token))
+	hash := hex.EncodeToString(sum[:])
+	g, ok := v.kept(hash, now)
+	if !ok {
+		var err error
+		if strings.Count(token, ".") == 2 {
+			// A JWT checked is kept till it expires: its signature is
+			// checked once, not on every request.
+			if g, err = v.verifyJWT(ctx, token, now); err == nil {
+				v.remember(hash, g, g.Expiry.Add(v.p.leeway()), now)
+			}
+		} else {
+			g, err = v.introspect(ctx, token, hash, now)
+		}
+		if err != nil {
+			return Grant{}, err
+		}
 	}
 	v.keep(g, now)
 	return g, nil
+}
+
+// kept is the grant of the token whose hash is given, if it was checked
+// and is kept still.
+func (v *Verifier) kept(hash string, now time.Time) (Grant, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	a, ok := v.answers[hash]
+	if !ok || !now.Before(a.until) || now.After(a.g.Expiry.Add(v.p.leeway())) {
+		return Grant{}, false
+	}
+	return a.g, true
+}
+
+// remember keeps the grant of a token, by its hash, until then.
+func (v *Verifier) remember(hash string, g Grant, until, now time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.answers) >= maxGrants {
+		for k, a := range v.answers {
+			if !now.Before(a.until) {
+				delete(v.answers, k)
+			}
+		}
+		if len(v.answers) >= maxGrants {
+			clear(v.answers)
+		}
+	}
+	v.answers[hash] = answer{g: g, until: until}
 }
 
 // Lookup returns the grant of key, while a token that gave it is

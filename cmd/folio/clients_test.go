@@ -16,14 +16,14 @@ import (
 // The clients nobody here wrote (testdata/clients, after npm ci there):
 // the tests below run when FOLIO_CLIENTS is set, as .ci/run sets it.
 
-// clientsDir is testdata/clients with its node, or the test is skipped
-// (FOLIO_CLIENTS unset) or fails (set, but not installed).
-func clientsDir(t *testing.T) (dir, node string) {
+// npmDir is testdata/NAME (clients, or oauth) with its node, or the test
+// is skipped (FOLIO_CLIENTS unset) or fails (set, but not installed).
+func npmDir(t *testing.T, name string) (dir, node string) {
 	t.Helper()
 	if os.Getenv("FOLIO_CLIENTS") == "" {
-		t.Skip("FOLIO_CLIENTS is not set (npm ci in testdata/clients, then set it)")
+		t.Skipf("FOLIO_CLIENTS is not set (npm ci in testdata/%s, then set it)", name)
 	}
-	dir, err := filepath.Abs("../../testdata/clients")
+	dir, err := filepath.Abs(filepath.Join("../../testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ type aiRun struct {
 // runAISDK runs aisdk.mjs on plan.
 func runAISDK(t *testing.T, plan map[string]any) aiRun {
 	t.Helper()
-	dir, node := clientsDir(t)
+	dir, node := npmDir(t, "clients")
 	path := filepath.Join(t.TempDir(), "plan.json")
 	b, _ := json.Marshal(plan)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
@@ -87,7 +87,7 @@ func runAISDK(t *testing.T, plan map[string]any) aiRun {
 // reaches it, each "complete", and an upstream's answer names folio as its
 // server, not the upstream.
 func TestAISDKThroughGateway(t *testing.T) {
-	clientsDir(t)
+	npmDir(t, "clients")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	write(t, root, "a.md", "hello docs\n")
@@ -191,7 +191,7 @@ func TestAISDKThroughGateway(t *testing.T) {
 // mcpgoBinary builds testdata/clients/mcpgo, mark3labs/mcp-go's client.
 func mcpgoBinary(t *testing.T) string {
 	t.Helper()
-	dir, _ := clientsDir(t)
+	dir, _ := npmDir(t, "clients")
 	bin := filepath.Join(t.TempDir(), "mcpgo")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = filepath.Join(dir, "mcpgo")
@@ -284,7 +284,7 @@ func TestProgressBeforeAnswer(t *testing.T) {
 // schemas (which folio widens to admit the folded form), finds nothing in
 // what folio adds to an output schema, and no error anywhere.
 func TestInspectorStrict(t *testing.T) {
-	dir, node := clientsDir(t)
+	dir, node := npmDir(t, "clients")
 	root := t.TempDir()
 	config := filepath.Join(root, "mcp.json")
 	writeUpstreams(t, config, map[string]any{"up": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo", "-datatools"}}})

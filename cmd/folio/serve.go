@@ -23,6 +23,7 @@ import (
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/mcpserver"
+	"github.com/folio-mcp/folio/oauth"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/telemetry"
@@ -36,7 +37,8 @@ func serveCommand() *cli.Command {
 		Usage: "serve the files under --root to MCP clients, over stdio or Streamable HTTP",
 		Description: `Without --http, speaks MCP over stdin and stdout (logs go to stderr) and the
 caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
-show a bearer token from --tokens, or, on a loopback address only, nothing.
+show a bearer token from --tokens, one --oauth's authorization servers issued
+for folio, or, on a loopback address only, nothing.
 Relative paths in requests resolve against the first root. The default deny
 list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
 depth and in any case; --deny adds to it. list, grep and resources/list skip
@@ -49,6 +51,7 @@ at 8 MiB) from what the caller may see.`,
 			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve); absolute, not ~ nor /"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
 			&cli.StringFlag{Name: "tokens", EnvVars: []string{"FOLIO_TOKENS"}, Usage: "bearer tokens file (see folio token add); read again within a second of a change"},
+			&cli.StringFlag{Name: "oauth", EnvVars: []string{"FOLIO_OAUTH"}, Usage: "OAuth policy file: the authorization servers whose access tokens folio accepts, and what their scopes and groups give (see docs/oauth.md)"},
 			&cli.BoolFlag{Name: "stateless", EnvVars: []string{"FOLIO_STATELESS"}, Usage: "HTTP without sessions, for replicas sharing --cursor-key-file behind a load balancer"},
 			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "hide files matching this glob at any depth, in any case; /GLOB from the root only (repeatable)"},
 			noIgnoreFlag(),
@@ -83,7 +86,7 @@ at 8 MiB) from what the caller may see.`,
 // what fails after (a root or a tokens file missing) exits 1.
 type serveOptions struct {
 	roots, deny                                                       []string
-	http, tokens, upstreams, schemaCache, toolSearch                  string
+	http, tokens, oauth, upstreams, schemaCache, toolSearch           string
 	stateless, noIgnore, noReferenceArgs                              bool
 	grepTimeout, upstreamTimeout, cursorTTL                           time.Duration
 	upstreamIdle, upstreamBackoff, upstreamBackoffMax                 time.Duration
@@ -128,7 +131,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 func newServeOptions(c *cli.Context) serveOptions {
 	return serveOptions{
 		roots: c.StringSlice("root"), deny: c.StringSlice("deny"),
-		http: c.String("http"), tokens: c.String("tokens"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
+		http: c.String("http"), tokens: c.String("tokens"), oauth: c.String("oauth"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
 		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
 		toolSearch: c.String("tool-search"), toolSearchThreshold: c.Int("tool-search-threshold"),
 		grepTimeout: c.Duration("grep-timeout"), upstreamTimeout: c.Duration("upstream-timeout"), cursorTTL: c.Duration("cursor-ttl"),
@@ -158,6 +161,7 @@ func serveFlagRules(c *cli.Context, o serveOptions, adminErr error) []flagRule {
 		{len(o.roots) == 0, "serve needs --root DIR, the directory to serve (repeatable)"},
 		{o.stateless && o.http == "", "--stateless needs --http"},
 		{c.IsSet("tokens") && o.http == "", "--tokens applies to --http: over stdio the caller is the local user"},
+		{c.IsSet("oauth") && o.http == "", "--oauth applies to --http: over stdio the caller is the local user"},
 		// Bounds.
 		{o.grepTimeout <= 0 || o.maxAnswerBytes < 1024 || o.maxSessions < 1 || o.maxSessionsPerSubject < 1,
 			"--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024"},
@@ -194,7 +198,7 @@ func parseServeFlags(c *cli.Context, o *serveOptions) error {
 		return usage("--tokenizer: %v", err)
 	}
 	if o.http != "" {
-		if o.addressWarning, err = mcpserver.CheckAddress(o.http, c.IsSet("tokens")); err != nil {
+		if o.addressWarning, err = mcpserver.CheckAddress(o.http, c.IsSet("tokens") || c.IsSet("oauth")); err != nil {
 			return usage("%v", err)
 		}
 	}
@@ -261,6 +265,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	verifier, err := openOAuth(o)
+	if err != nil {
+		return err
+	}
 	if o.addressWarning != "" {
 		log.Warn(o.addressWarning)
 	}
@@ -307,6 +315,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Cursors:               cursor.NewCodec(ring, o.cursorTTL, nil),
 		Counter:               o.counter,
 		Tokens:                tokenFile,
+		OAuth:                 verifier,
 		Stateless:             o.stateless,
 		GrepTimeout:           o.grepTimeout,
 		MaxSessions:           o.maxSessions,
@@ -342,6 +351,19 @@ func openTokens(o serveOptions, log *slog.Logger) (*tokens.File, error) {
 		return nil, nil
 	}
 	return tokens.Open(o.tokens, log, nil)
+}
+
+// openOAuth reads the OAuth policy of --oauth when serving HTTP, and
+// makes its verifier; nil otherwise.
+func openOAuth(o serveOptions) (*oauth.Verifier, error) {
+	if o.oauth == "" || o.http == "" {
+		return nil, nil
+	}
+	p, err := oauth.Load(o.oauth)
+	if err != nil {
+		return nil, fmt.Errorf("--oauth: %w", err)
+	}
+	return oauth.New(p, nil, nil), nil
 }
 
 // loadKeyRing loads the cursor signing keys of the key file flag names

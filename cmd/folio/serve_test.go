@@ -33,8 +33,8 @@ type serveProc struct {
 
 var listeningRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
-// startServe starts folio serve with args (and --http 127.0.0.1:0 unless
-// args hold --http) and waits for its address. It is stopped with SIGTERM
+// startServe starts folio serve with args (for HTTP, "--http",
+// "127.0.0.1:0" among them) and waits for its address. It is stopped with SIGTERM
 // at the end of the test, and must exit 0.
 func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	t.Helper()
