@@ -26,6 +26,9 @@ type Server struct {
 	Cwd       string
 	URL       string
 	Headers   map[string]string
+	// OAuth, for an HTTP server, gets folio a token of its own when the
+	// server requires one.
+	OAuth *OAuth
 	// AlwaysListed names the server's tools (by their own names) that
 	// tools/list offers even in search mode; AllListed offers them all.
 	AlwaysListed []string
@@ -52,6 +55,8 @@ type entry struct {
 	Cwd     string            `json:"cwd"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	// OAuth: see Server.OAuth.
+	OAuth *oauthEntry `json:"oauth"`
 	// AlwaysListed is true (every tool) or the names of tools that
 	// tools/list offers even in search mode.
 	AlwaysListed json.RawMessage `json:"alwaysListed"`
@@ -70,8 +75,9 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
 
 // Parse reads an mcpServers file: {"mcpServers":{"NAME":{…}}}, each entry
 // either {"command","args","env","cwd"} (stdio; "type":"stdio" optional) or
-// {"type":"http","url","headers"} ("sse" for the older HTTP transport), and
-// optionally "alwaysListed" (true, or tool names: see Server). ${VAR} in args, env, url and headers is
+// {"type":"http","url","headers","oauth"} ("sse" for the older HTTP
+// transport, without "oauth"), and optionally "alwaysListed" (true, or
+// tool names: see Server). ${VAR} in args, env, url and headers is
 // replaced by the variable's value from lookup (os.LookupEnv in folio); an
 // unset variable is an error. Other members of an entry (other clients'
 // settings) are ignored. The servers come back sorted by name; two whose
@@ -199,7 +205,11 @@ func (s Server) Fingerprint() string {
 	if args == nil {
 		args = []string{}
 	}
-	b, _ := json.Marshal([]any{"folio upstream 1", s.Name, s.Transport, s.Command, args, pairs(s.Env), s.Cwd, s.URL, pairs(s.Headers)})
+	fields := []any{"folio upstream 1", s.Name, s.Transport, s.Command, args, pairs(s.Env), s.Cwd, s.URL, pairs(s.Headers)}
+	if o := s.OAuth; o != nil {
+		fields = append(fields, []any{o.ClientID, o.SecretEnv, o.SecretFile, o.Scopes})
+	}
+	b, _ := json.Marshal(fields)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -56,7 +56,15 @@ var transports = map[string]transport{
 	// as no bound at all (its SSE client as DefaultMaxEventSize).
 	HTTP: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		rt := in.ClientHTTP(headers{s.Headers, http.DefaultTransport, w}, endpoint(s))
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}, MaxEventSize: MaxMessageBytes}
+		t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: rt}, MaxEventSize: MaxMessageBytes}
+		if s.OAuth != nil {
+			h, err := s.OAuth.handler(s.URL)
+			if err != nil {
+				h = failing{err}
+			}
+			t.OAuthHandler = h
+		}
+		return t
 	}},
 	SSE: {parse: parseHTTP, connect: func(_ context.Context, s Server, _ *slog.Logger, w *watch, in *telemetry.Instruments, _ func(int)) mcp.Transport {
 		t := watchedTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: headers{s.Headers, http.DefaultTransport, nil}}}, w}
@@ -117,6 +125,17 @@ func parseHTTP(s *Server, e entry, expand func(field, v string) (string, error),
 	if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
 		return bad("url", "%q is not an http:// or https:// URL", s.URL)
 	}
-	s.Headers, err = expandAll("headers", e.Headers, expand)
-	return err
+	if s.Headers, err = expandAll("headers", e.Headers, expand); err != nil {
+		return err
+	}
+	if e.OAuth == nil {
+		return nil
+	}
+	if s.Transport != HTTP {
+		return bad("oauth", "only an http server takes oauth")
+	}
+	if s.OAuth, err = parseOAuth(e.OAuth); err != nil {
+		return bad("oauth", "%v", err)
+	}
+	return nil
 }

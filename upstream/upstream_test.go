@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +38,11 @@ func TestParse(t *testing.T) {
 		t.Fatalf("%+v", servers)
 	}
 	d, g := servers[0], servers[1]
+	t.Setenv("FOLIO_TEST_SECRET", "s")
+	withOAuth, err := Parse([]byte(`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"FOLIO_TEST_SECRET","scopes":["x"]}}}}`), env(nil))
+	if err != nil || withOAuth[0].OAuth == nil || withOAuth[0].OAuth.ClientID != "f" || withOAuth[0].OAuth.Scopes[0] != "x" {
+		t.Errorf("oauth: %+v %v", withOAuth, err)
+	}
 	if d.Transport != HTTP || d.URL != "https://docs.example/mcp" || d.Headers["Authorization"] != "Bearer k1" {
 		t.Errorf("docs: %+v", d)
 	}
@@ -56,7 +63,13 @@ func TestParse(t *testing.T) {
 		{`{"mcpServers":{"a":{"command":"x","env":{"K":"${NOPE}"}}}}`, `server "a", env.K`},
 		{`{"mcpServers":{"a":{"type":"http","url":"http://h","headers":{"X":"${NOPE}"}}}}`, `server "a", headers.X`},
 		{`{"mcpServers":{"a":{"command":"x","args":"notalist"}}}`, `server "a", entry`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientSecretEnv":"SECRET"}}}}`, `server "a", oauth: needs a clientId`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f"}}}}`, `server "a", oauth: needs one of`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"NOPE"}}}}`, `$NOPE is empty`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretFile":"/nonexistent"}}}}`, `clientSecretFile`},
+		{`{"mcpServers":{"a":{"type":"sse","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"SECRET"}}}}`, `only an http server takes oauth`},
 	} {
+		t.Setenv("SECRET", "s")
 		_, err := Parse([]byte(tc.file), env(nil))
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
@@ -93,9 +106,10 @@ func TestFingerprint(t *testing.T) {
 		"cwd":        func(s *Server) { s.Cwd = "/other" },
 		"url":        func(s *Server) { s.URL = "https://h/mcp2" },
 		"headers":    func(s *Server) { s.Headers = map[string]string{"Authorization": "Bearer k2"} },
+		"oauth":      func(s *Server) { s.OAuth = &OAuth{ClientID: "folio", SecretEnv: "S"} },
 	} {
 		base := s
-		if name == "url" || name == "headers" {
+		if name == "url" || name == "headers" || name == "oauth" {
 			base = h
 		}
 		changed := base
@@ -400,5 +414,33 @@ func TestCatalogTTL(t *testing.T) {
 		if got, ok := c.TTL(); got != tc.want || ok != tc.wantOK {
 			t.Errorf("%v: %v %v, want %v %v", tc.ttls, got, ok, tc.want, tc.wantOK)
 		}
+	}
+}
+
+// TestResourceParam: a client credentials token request gains the
+// upstream's resource indicator (and the entry's scopes); others pass
+// as they are.
+func TestResourceParam(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		got = append(got, r.PostForm.Encode())
+	}))
+	defer srv.Close()
+	c := &http.Client{Transport: resourceParam{resource: "https://up.example/mcp", scopes: []string{"a", "b"}, next: http.DefaultTransport}}
+	for _, body := range []string{"grant_type=client_credentials&scope=x", "grant_type=refresh_token&refresh_token=r", "grant_type=client_credentials&resource=https%3A%2F%2Fother"} {
+		res, err := c.Post(srv.URL, "application/x-www-form-urlencoded", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	want := []string{
+		"grant_type=client_credentials&resource=https%3A%2F%2Fup.example%2Fmcp&scope=a+b",
+		"grant_type=refresh_token&refresh_token=r",
+		"grant_type=client_credentials&resource=https%3A%2F%2Fother&scope=a+b",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("token requests sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -100,25 +100,40 @@ func freeLoopbackPort(t *testing.T) int {
 // testdata/oauth/idp.mjs) and the official TypeScript SDK's OAuth client
 // (client.mjs): the client meets folio's 401, discovers the server from
 // folio's metadata, registers, signs a user in through the login and
-// consent screens, calls read and an upstream tool, and refreshes its
-// token once it expires. Tokens of the server's own clients are taken (a
-// JWT by client credentials) or refused: one without folio:read with 403,
-// an opaque one once revoked, through introspection, with 401.
+// consent screens, calls read and two upstream tools, and refreshes its
+// token once it expires. One upstream is another folio that requires
+// OAuth of the same server: folio gets its own token for it (client
+// credentials, the secret from its environment), never passing on the
+// caller's. Tokens of the server's own clients are taken (a JWT by client
+// credentials) or refused: one without folio:read with 403, an opaque one
+// once revoked, through introspection, with 401.
 func TestOAuthEndToEnd(t *testing.T) {
 	dir, node := npmDir(t, "oauth")
-	port := freeLoopbackPort(t)
+	port, upPort := freeLoopbackPort(t), freeLoopbackPort(t)
 	resource := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	upResource := fmt.Sprintf("http://127.0.0.1:%d/mcp", upPort)
 	const ttl = 3
-	as := startIdP(t, dir, node, resource, ttl)
+	as := startIdP(t, dir, node, resource+","+upResource, ttl)
+
+	// The upstream folio, behind the same authorization server.
+	upRoot, upWork := t.TempDir(), t.TempDir()
+	write(t, upRoot, "b.md", "from the upstream folio\n")
+	upPolicy := filepath.Join(upWork, "oauth.json")
+	b, _ := json.Marshal(map[string]any{"resource": upResource, "authorization_servers": []map[string]any{{"issuer": as.issuer}}})
+	os.WriteFile(upPolicy, b, 0o600)
+	startServe(t, nil, "--root", upRoot, "--http", fmt.Sprintf("127.0.0.1:%d", upPort), "--oauth", upPolicy)
 
 	root := t.TempDir()
 	text := strings.Repeat("signed in with OAuth, 中文 and 🙂\n", 100)
 	write(t, root, "docs/a.md", text)
 	work := t.TempDir()
 	upstreams := filepath.Join(work, "mcp.json")
-	writeUpstreams(t, upstreams, map[string]any{"fake": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo"}}})
+	writeUpstreams(t, upstreams, map[string]any{
+		"fake": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo"}},
+		"docs": map[string]any{"type": "http", "url": upResource, "oauth": map[string]any{"clientId": "gateway", "clientSecretEnv": "FOLIO_TEST_GATEWAY_SECRET"}},
+	})
 	policy := filepath.Join(work, "oauth.json")
-	b, _ := json.Marshal(map[string]any{
+	b, _ = json.Marshal(map[string]any{
 		"resource": resource,
 		"authorization_servers": []map[string]any{{"issuer": as.issuer, "introspection_endpoint": as.issuer + "/token/introspection",
 			"client_id": "folio", "client_secret_file": filepath.Join(work, "secret")}},
@@ -126,7 +141,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	})
 	os.WriteFile(policy, b, 0o600)
 	os.WriteFile(filepath.Join(work, "secret"), []byte("s3cret\n"), 0o600)
-	p := startServe(t, nil, "--root", root, "--http", fmt.Sprintf("127.0.0.1:%d", port), "--oauth", policy,
+	p := startServe(t, []string{"FOLIO_TEST_GATEWAY_SECRET=s3cret"}, "--root", root, "--http", fmt.Sprintf("127.0.0.1:%d", port), "--oauth", policy,
 		"--upstreams", upstreams, "--schema-cache", filepath.Join(work, "cache.json"), "--tool-search", "off")
 
 	plan := filepath.Join(work, "plan.json")
@@ -135,6 +150,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 		"calls": []map[string]any{
 			{"name": "read", "arguments": map[string]any{"uri": "docs/a.md", "max_tokens": 2000}},
 			{"name": "fake__echo", "arguments": map[string]any{"say": "hi"}},
+			{"name": "docs__read", "arguments": map[string]any{"uri": "b.md", "max_tokens": 500}},
 		},
 	})
 	os.WriteFile(plan, b, 0o600)
@@ -165,14 +181,14 @@ func TestOAuthEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(out, &run); err != nil {
 		t.Fatalf("client.mjs printed %q: %v", out, err)
 	}
-	if !slices.Contains(run.Tools, "read") || !slices.Contains(run.Tools, "fake__echo") {
+	if !slices.Contains(run.Tools, "read") || !slices.Contains(run.Tools, "fake__echo") || !slices.Contains(run.Tools, "docs__read") {
 		t.Errorf("tools/list: %v", run.Tools)
 	}
 	if a := run.Authorization; a["resource"] != resource || a["code_challenge_method"] != "S256" || !strings.Contains(a["scope"], "folio:read") {
 		t.Errorf("the authorization request: %v", a)
 	}
 	for name, got := range map[string][]call{"before": run.Before, "after the token expired": run.After} {
-		if len(got) != 2 || !got[0].OK || !got[1].OK || got[0].Value.IsError || got[1].Value.IsError {
+		if len(got) != 3 || slices.ContainsFunc(got, func(c call) bool { return !c.OK || c.Value.IsError }) {
 			t.Fatalf("%s: %+v", name, got)
 		}
 		if pg, err := pager.Decode([]byte(got[0].Value.Content[0].Text)); err != nil || pg.Content != text {
@@ -181,9 +197,15 @@ func TestOAuthEndToEnd(t *testing.T) {
 		if echo := got[1].Value.Content[0].Text; !strings.Contains(echo, `"say":"hi"`) {
 			t.Errorf("%s: the upstream tool: %s", name, echo)
 		}
+		if up := got[2].Value.Content[0].Text; !strings.Contains(up, "from the upstream folio") {
+			t.Errorf("%s: the upstream folio's read: %s", name, up)
+		}
 	}
 	if !run.Refreshed || run.Saved < 2 || !strings.Contains(as.log.String(), "grant.success refresh_token") {
 		t.Errorf("the token was not refreshed: refreshed %v, saved %d\n%s", run.Refreshed, run.Saved, as.log)
+	}
+	if !strings.Contains(as.log.String(), "client_credentials.issued gateway") {
+		t.Errorf("folio got no token of its own for the upstream:\n%s", as.log)
 	}
 
 	if res := post(t, p.endpoint, as.clientToken(t, "ci", resource, "folio:read")); res.StatusCode != 200 {

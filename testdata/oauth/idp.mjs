@@ -5,11 +5,12 @@
 // client credentials). Its login and consent screens are oidc-provider's
 // own, which the client script fills in over HTTP.
 //
-//   node idp.mjs RESOURCE TTL_SECONDS
+//   node idp.mjs RESOURCES TTL_SECONDS
 //
-// RESOURCE is folio's resource URL: tokens for it are JWTs (ES256, typ
-// at+jwt) with its scopes, those of the confidential client "opaque" are
-// opaque. The clients "folio" (introspection) and "ci" (client
+// RESOURCES are the resource URLs of the folios it serves, comma-separated
+// (the first is the default): tokens for them are JWTs (ES256, typ at+jwt)
+// with folio's scopes, those of the confidential client "opaque" are
+// opaque. The clients "folio" (introspection), "ci" and "gateway" (client
 // credentials) have the secret "s3cret". Access tokens live TTL_SECONDS.
 // It prints {"issuer": "http://127.0.0.1:PORT"} once listening, and logs
 // each token it issues to standard error.
@@ -17,7 +18,8 @@ import { createServer } from "node:http";
 import { generateKeyPairSync } from "node:crypto";
 import Provider from "oidc-provider";
 
-const [resource, ttlArg] = process.argv.slice(2);
+const [resourceArg, ttlArg] = process.argv.slice(2);
+const resources = resourceArg.split(",");
 const ttl = Number(ttlArg || 3600);
 const scopes = "folio:read folio:tools";
 
@@ -33,6 +35,7 @@ const provider = new Provider(issuer, {
   clients: [
     { client_id: "folio", client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic", grant_types: [], response_types: [], redirect_uris: [] },
     { client_id: "ci", client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [] },
+    { client_id: "gateway", client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [] },
     { client_id: "opaque", client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [] },
   ],
   scopes: ["openid", "offline_access", ...scopes.split(" ")],
@@ -44,13 +47,13 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     resourceIndicators: {
       enabled: true,
-      defaultResource: () => resource,
+      defaultResource: () => resources[0],
       useGrantedResource: () => true,
       getResourceServerInfo: (ctx, indicator, client) => {
-        if (indicator !== resource) {
+        if (!resources.includes(indicator)) {
           throw new Error(`unknown resource ${indicator}`);
         }
-        const info = { scope: scopes, audience: resource, accessTokenTTL: ttl };
+        const info = { scope: scopes, audience: indicator, accessTokenTTL: ttl };
         if (client.clientId === "opaque") {
           return { ...info, accessTokenFormat: "opaque" };
         }
