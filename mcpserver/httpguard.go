@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/folio-mcp/folio/telemetry"
 )
 
 // Bounds of an HTTP request.
@@ -37,6 +39,9 @@ const AnswerWriteTimeout = time.Minute
 type inflight struct {
 	ctx context.Context
 	rc  *http.ResponseController
+	// call: the request's body carries a JSON-RPC request (or a batch),
+	// not a notification alone.
+	call bool
 
 	mu       sync.Mutex
 	releases []func()
@@ -78,6 +83,7 @@ func (f *inflight) end() {
 // read memory its answers hold is given back once they are written.
 func (s *Server) guardHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call := false
 		if r.Method == http.MethodPost {
 			rc := http.NewResponseController(w)
 			rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
@@ -95,10 +101,11 @@ func (s *Server) guardHTTP(next http.Handler) http.Handler {
 			rc.SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			s.noteWire(r, body)
+			call = carriesRequest(body)
 		}
 		key := rand.Text()
 		r.Header.Set(requestKeyHeader, key)
-		f := &inflight{ctx: r.Context(), rc: http.NewResponseController(w), releases: []func(){}}
+		f := &inflight{ctx: r.Context(), rc: http.NewResponseController(w), call: call, releases: []func(){}}
 		s.requests.Store(key, f)
 		defer f.end()
 		defer s.requests.Delete(key)
@@ -225,4 +232,14 @@ func longRunning(method string) bool {
 		return true
 	}
 	return false
+}
+
+// carriesRequest reports whether a POST's body is a JSON-RPC message with
+// an id (a request, or an answer to folio's own request) or a batch.
+func carriesRequest(body []byte) bool {
+	if _, ok := telemetry.RequestID(body); ok {
+		return true
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '['
 }

@@ -33,6 +33,11 @@ func (s *Server) pipeline() []mcp.Middleware {
 		// the state of the session: every later stage and handler asks
 		// here, so one request runs under one version of the tokens file.
 		s.identify,
+		// Writes each tool call to the audit log (nothing without one):
+		// after identify (who called), outside every stage that refuses
+		// or answers a call, and reading the call's tool once it returns,
+		// so that call_tool's is the tool it named.
+		s.auditCalls,
 		// Holds read memory for each answer until it is written: outside
 		// every stage that makes or changes an answer, so that what is
 		// held is what goes out.

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/audit"
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/fold"
@@ -86,6 +87,13 @@ type Config struct {
 	// once, in all and for one subject (DefaultMaxSessions and
 	// DefaultMaxSessionsPerSubject when 0).
 	MaxSessions, MaxSessionsPerSubject int
+	// RatePerSubject and ConcurrentPerSubject bound each subject's HTTP
+	// requests: how many a second, and how many at once (0: no bound).
+	RatePerSubject       float64
+	ConcurrentPerSubject int
+	// Audit, when set, gets one record of each tool call (see
+	// auditCalls).
+	Audit *audit.Log
 	// Telemetry, when set, makes a span and records the duration of
 	// each request, and folio's own metrics (see observe).
 	Telemetry *telemetry.Instruments
@@ -110,6 +118,8 @@ type Server struct {
 
 	// sessions holds what folio keeps of each session.
 	sessions *sessionTable
+	// limits bound each subject's HTTP requests; nil for no bound.
+	limits *subjectLimits
 	// relist is the first tool registered with go-sdk, and its handler
 	// (see toolListChanged).
 	relist struct {
@@ -168,6 +178,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.ToolSearchThreshold = DefaultToolSearchThreshold
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sdkLog: slog.New(quieter{cfg.Logger.Handler()}), sessions: newSessionTable()}
+	if cfg.RatePerSubject > 0 || cfg.ConcurrentPerSubject > 0 {
+		s.limits = newSubjectLimits(cfg.RatePerSubject, cfg.ConcurrentPerSubject)
+	}
 	var err error
 	if s.typed, err = newTypedResults(); err != nil {
 		return nil, err
@@ -281,7 +294,7 @@ const sessionTimeout = 30 * time.Minute
 // SDK's DNS-rebinding protection for loopback, and cross-origin
 // protection against browsers.
 func (s *Server) Handler() http.Handler {
-	var h http.Handler = s.limitSessions(s.eras())
+	var h http.Handler = s.limitRate(s.limitSessions(s.eras()))
 	mux := http.NewServeMux()
 	if s.authenticates() {
 		opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
@@ -403,8 +416,11 @@ func (s *Server) logCalls(next mcp.MethodHandler) mcp.MethodHandler {
 // caller is who is calling and the file view they get.
 type caller struct {
 	subject string
-	// tokenHash is the SHA-256 of the caller's token, empty without one.
+	// tokenHash is the SHA-256 of the caller's token, empty without one
+	// (with OAuth, its grant's key).
 	tokenHash string
+	// clientID is the OAuth client the caller's token was issued to.
+	clientID string
 	// grant names the token and its allow list as they are now, so that a
 	// handle made under them is not read under others.
 	grant string
@@ -424,8 +440,12 @@ func (c *caller) mayUse(name string) bool {
 }
 
 // identityKey is where verifyToken leaves the token's hash in the token
-// info, so that each request can look it up again.
-const identityKey = "folio/token_sha256"
+// info, so that each request can look it up again; clientKey, the OAuth
+// client it was issued to.
+const (
+	identityKey = "folio/token_sha256"
+	clientKey   = "folio/client_id"
+)
 
 // verifyToken is the bearer-token check of every HTTP request: a token
 // of the tokens file, else one OAuth verifies. A static token holds the
@@ -448,7 +468,7 @@ func (s *Server) verifyToken(ctx context.Context, token string, _ *http.Request)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", auth.ErrInvalidToken, err)
 	}
-	return &auth.TokenInfo{UserID: g.Subject, Scopes: g.Scopes, Expiration: g.Expiry, Extra: map[string]any{identityKey: g.Key}}, nil
+	return &auth.TokenInfo{UserID: g.Subject, Scopes: g.Scopes, Expiration: g.Expiry, Extra: map[string]any{identityKey: g.Key, clientKey: g.ClientID}}, nil
 }
 
 // errUnauthorized: a call with no identity where one is required.
@@ -473,7 +493,8 @@ func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*c
 	if id.Subject != ti.UserID {
 		return nil, errUnauthorized
 	}
-	return &caller{subject: id.Subject, tokenHash: hash, grant: grant(hash, id.Allow), tools: id.Tools, sessionless: sessionless,
+	clientID, _ := ti.Extra[clientKey].(string)
+	return &caller{subject: id.Subject, tokenHash: hash, clientID: clientID, grant: grant(hash, id.Allow), tools: id.Tools, sessionless: sessionless,
 		fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 

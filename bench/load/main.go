@@ -1,5 +1,7 @@
 // Command load puts folio serve under load: it starts the binary on
-// loopback with a tokens file, and clients page through files over
+// loopback with a tokens file (with -oauth, an OAuth policy and an
+// authorization server of its own, whose JWT each client shows), and
+// clients page through files over
 // Streamable HTTP with budgets drawn between -min and -max tokens, each
 // page counted again and each file rebuilt and compared byte for byte.
 // It prints pages per second, the latency of a page at p50 and p99, the
@@ -11,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +28,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/oauthtest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokencount"
@@ -37,6 +43,7 @@ type options struct {
 	clients              int
 	duration             time.Duration
 	minBudget, maxBudget int
+	oauth                bool
 }
 
 // tally is what the clients measured, under mu: the latency of each page,
@@ -62,7 +69,15 @@ func main() {
 		log.Fatal(err)
 	}
 
-	server, endpoint, token := startServer(o, dir)
+	var auth []string
+	var token string
+	if o.oauth {
+		auth, token = oauthServer(dir)
+	} else {
+		auth, token = staticToken(o, dir)
+	}
+	defer cleanups.run()
+	server, endpoint := startServer(o, dir, auth)
 	defer server.Process.Kill()
 
 	t, elapsed := runClients(o, endpoint, token, files, counter)
@@ -80,6 +95,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "how long to page")
 	flag.IntVar(&o.minBudget, "min", 150, "smallest page budget")
 	flag.IntVar(&o.maxBudget, "max", 16000, "largest page budget")
+	flag.BoolVar(&o.oauth, "oauth", false, "callers show an OAuth JWT (folio serve --oauth) instead of a static token")
 	flag.Parse()
 	if o.bin == "" {
 		log.Fatal("usage: load -folio BIN [-clients N] [-duration D] [-min T] [-max T]")
@@ -87,23 +103,62 @@ func parseFlags() options {
 	return o
 }
 
-// startServer adds a token to a tokens file in dir and starts folio serve
-// on loopback, serving dir/root to it (room for every client's session,
-// and more); it gives the server's process, its endpoint and the token.
-func startServer(o options, dir string) (server *exec.Cmd, endpoint, token string) {
+// staticToken adds a token to a tokens file in dir, and gives serve's
+// flags for it and the token.
+func staticToken(o options, dir string) (flags []string, token string) {
 	tokens := filepath.Join(dir, "tokens.json")
 	out, err := exec.Command(o.bin, "token", "add", "--tokens", tokens, "--subject", "load").Output()
 	if err != nil {
 		log.Fatalf("token add: %v", err)
 	}
-	token = strings.TrimSpace(string(out))
-	server = exec.Command(o.bin, "serve", "--root", filepath.Join(dir, "root"), "--http", "127.0.0.1:0", "--tokens", tokens,
-		"--cursor-key-file", filepath.Join(dir, "cursor.key"), "--max-sessions-per-subject", fmt.Sprint(o.clients+10))
+	return []string{"--tokens", tokens}, strings.TrimSpace(string(out))
+}
+
+// oauthServer starts an authorization server on loopback and writes a
+// policy trusting it in dir, and gives serve's flags for it and a JWT
+// access token it signed.
+func oauthServer(dir string) (flags []string, token string) {
+	const resource = "http://127.0.0.1/mcp"
+	key := oauthtest.NewSigner(cleanups, "k1", jose.ES256)
+	is := oauthtest.New(cleanups, key)
+	b, _ := json.Marshal(map[string]any{"resource": resource, "authorization_servers": []map[string]any{{"issuer": is.URL}}})
+	policy := filepath.Join(dir, "oauth.json")
+	if err := os.WriteFile(policy, b, 0o600); err != nil {
+		log.Fatal(err)
+	}
+	token = key.Mint(cleanups, "at+jwt", is.Claims(resource, time.Now(), "exp", time.Now().Add(24*time.Hour).Unix()))
+	return []string{"--oauth", policy}, token
+}
+
+// cleanups is what the program undoes as it ends, and how oauthtest
+// reports a failure here: log.Fatal.
+var cleanups = &undo{}
+
+type undo struct{ fns []func() }
+
+func (u *undo) Helper()                           {}
+func (u *undo) Fatal(args ...any)                 { log.Fatal(args...) }
+func (u *undo) Fatalf(format string, args ...any) { log.Fatalf(format, args...) }
+func (u *undo) Cleanup(f func())                  { u.fns = append(u.fns, f) }
+
+func (u *undo) run() {
+	for _, f := range slices.Backward(u.fns) {
+		f()
+	}
+}
+
+// startServer starts folio serve on loopback with the flags of auth,
+// serving dir/root (room for every client's session, and more); it gives
+// the server's process and its endpoint.
+func startServer(o options, dir string, auth []string) (server *exec.Cmd, endpoint string) {
+	args := append([]string{"serve", "--root", filepath.Join(dir, "root"), "--http", "127.0.0.1:0",
+		"--cursor-key-file", filepath.Join(dir, "cursor.key"), "--max-sessions-per-subject", fmt.Sprint(o.clients + 10)}, auth...)
+	server = exec.Command(o.bin, args...)
 	stderr, _ := server.StderrPipe()
 	if err := server.Start(); err != nil {
 		log.Fatal(err)
 	}
-	return server, listening(stderr), token
+	return server, listening(stderr)
 }
 
 // runClients has -clients clients page through files at endpoint until
@@ -186,7 +241,8 @@ func report(o options, files int, t *tally, elapsed time.Duration, pid int) {
 		}
 		return t.latencies[int(p*float64(len(t.latencies)-1))]
 	}
-	fmt.Printf("%d clients for %v, budgets %d to %d tokens, %d files\n", o.clients, o.duration.Round(time.Second), o.minBudget, o.maxBudget, files)
+	fmt.Printf("%d clients for %v, budgets %d to %d tokens, %d files, %s\n", o.clients, o.duration.Round(time.Second), o.minBudget, o.maxBudget, files,
+		map[bool]string{false: "a static token", true: "an OAuth JWT"}[o.oauth])
 	fmt.Printf("pages %d (%.0f/s), reads %d rebuilt and compared\n", len(t.latencies), float64(len(t.latencies))/elapsed.Seconds(), t.reads)
 	fmt.Printf("page latency p50 %v, p99 %v\n", pct(0.50).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond))
 	fmt.Printf("errors %d, pages over budget %d\n", len(t.errs), t.over)

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ at 8 MiB) from what the caller may see.`,
 			&cli.StringFlag{Name: "admin", EnvVars: []string{"FOLIO_ADMIN"}, Usage: "serve /metrics (Prometheus), /healthz and /readyz on this address (host:port; loopback unless you mean it), apart from the MCP endpoint"},
 			tokenizerFlag(),
 			maxFileBytesFlag("refuse files larger than this (0: no cap)"),
-		}, append(append(cursorFlags(), foldFlags()...), docsFlags()...)...),
+		}, slices.Concat(cursorFlags(), foldFlags(), docsFlags(), callerFlags())...),
 		Action: serveAction,
 	}
 }
@@ -102,6 +103,7 @@ type serveOptions struct {
 	addressWarning string
 	fold           foldOptions
 	docs           docsOptions
+	callers        callerOptions
 }
 
 // readServeOptions reads serve's flags and checks each, and how they go
@@ -110,7 +112,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 	o := newServeOptions(c)
 	var adminErr error
 	o.admin, adminErr = adminAddress(o.admin)
-	for _, rule := range serveFlagRules(c, o, adminErr) {
+	for _, rule := range append(serveFlagRules(c, o, adminErr), o.callers.rules()...) {
 		if rule.broken {
 			return serveOptions{}, usageError(c, rule.msg)
 		}
@@ -140,7 +142,7 @@ func newServeOptions(c *cli.Context) serveOptions {
 		maxAnswerBytes: c.Int("max-answer-bytes"), lineMaxTokens: c.Int("line-max-tokens"),
 		maxSessions: c.Int("max-sessions"), maxSessionsPerSubject: c.Int("max-sessions-per-subject"),
 		readMemory: c.Int64("read-memory"), maxFileBytes: c.Int64("max-file-bytes"),
-		docs: readDocsOptions(c),
+		docs: readDocsOptions(c), callers: readCallerOptions(c),
 	}
 }
 
@@ -269,6 +271,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	auditLog, err := openAudit(o.callers)
+	if err != nil {
+		return err
+	}
+	defer auditLog.Close()
 	if o.addressWarning != "" {
 		log.Warn(o.addressWarning)
 	}
@@ -316,6 +323,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		Counter:               o.counter,
 		Tokens:                tokenFile,
 		OAuth:                 verifier,
+		Audit:                 auditLog,
+		RatePerSubject:        o.callers.ratePerSubject,
+		ConcurrentPerSubject:  o.callers.concurrentPerSubject,
 		Stateless:             o.stateless,
 		GrepTimeout:           o.grepTimeout,
 		MaxSessions:           o.maxSessions,

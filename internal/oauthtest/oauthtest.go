@@ -18,12 +18,20 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 )
+
+// T is what the issuer needs of a test: testing.TB has it, and so may a
+// benchmark program.
+type T interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
 
 // Introspection's client, as the issuer knows it.
 const (
@@ -40,7 +48,7 @@ type Signer struct {
 
 // NewSigner makes a key for alg: RS256 or PS256 (RSA 2048), ES256 (P-256)
 // or EdDSA (Ed25519).
-func NewSigner(t testing.TB, kid string, alg jose.SignatureAlgorithm) Signer {
+func NewSigner(t T, kid string, alg jose.SignatureAlgorithm) Signer {
 	t.Helper()
 	var key crypto.Signer
 	var err error
@@ -67,13 +75,13 @@ func (s Signer) Public() jose.JSONWebKey {
 
 // Mint signs claims with s, under the header type typ ("at+jwt" for an
 // access token).
-func (s Signer) Mint(t testing.TB, typ string, claims map[string]any) string {
+func (s Signer) Mint(t T, typ string, claims map[string]any) string {
 	t.Helper()
 	return Sign(t, jose.SigningKey{Algorithm: s.Alg, Key: s.Key}, s.KID, typ, claims)
 }
 
 // Sign signs claims with key, under the key ID kid and header type typ.
-func Sign(t testing.TB, key jose.SigningKey, kid, typ string, claims map[string]any) string {
+func Sign(t T, key jose.SigningKey, kid, typ string, claims map[string]any) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithType(jose.ContentType(typ))
 	if kid != "" {
@@ -104,7 +112,7 @@ type Issuer struct {
 
 // New starts an issuer serving the public keys of signers; it stops at
 // the test's end.
-func New(t testing.TB, signers ...Signer) *Issuer {
+func New(t T, signers ...Signer) *Issuer {
 	t.Helper()
 	is := &Issuer{opaque: map[string]map[string]any{}}
 	for _, s := range signers {
