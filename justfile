@@ -44,6 +44,8 @@ fuzz:
     go test ./fsview -run '^$' -fuzz FuzzIgnorePattern -fuzztime 60s
     go test ./tokens -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzAuthorization -fuzztime 60s
+    go test ./oauth -run '^$' -fuzz FuzzVerify -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
     go test ./internal/jsonvalue -run '^$' -fuzz FuzzParse -fuzztime 60s
