@@ -129,8 +129,8 @@ func (v *Verifier) Metadata() *oauthex.ProtectedResourceMetadata {
 
 // MetadataPaths are the paths folio serves its metadata at: RFC 9728's,
 // the well-known path followed by the resource's path, first (the one
-// MetadataURL names), then the well-known path alone, where clients of
-// the 2025-03-26 era look.
+// MetadataURL names), then the well-known path alone, where the MCP
+// specification has a client look when a challenge names none.
 func (v *Verifier) MetadataPaths() []string {
 	const wellKnown = "/.well-known/oauth-protected-resource"
 	u, _ := url.Parse(v.p.Resource)
