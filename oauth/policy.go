@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/folio-mcp/folio/internal/secret"
 )
 
 // Scopes folio understands. ScopeRead is the one every token needs unless
@@ -193,22 +195,7 @@ func (a *AuthorizationServer) check() error {
 
 // secret is the client secret folio introspects with.
 func (a *AuthorizationServer) secret() (string, error) {
-	if a.ClientSecretEnv != "" {
-		s := os.Getenv(a.ClientSecretEnv)
-		if s == "" {
-			return "", fmt.Errorf("client_secret_env: $%s is empty", a.ClientSecretEnv)
-		}
-		return s, nil
-	}
-	b, err := os.ReadFile(a.ClientSecretFile)
-	if err != nil {
-		return "", fmt.Errorf("client_secret_file: %w", err)
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", fmt.Errorf("client_secret_file: %s is empty", a.ClientSecretFile)
-	}
-	return s, nil
+	return secret.Read(a.ClientSecretEnv, a.ClientSecretFile, "client_secret_env", "client_secret_file")
 }
 
 // checkURL reports whether s is an absolute https URL, or http to a

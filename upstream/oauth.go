@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -16,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/folio-mcp/folio/internal/secret"
 )
 
 // OAuth is how folio gets a token of its own for an HTTP upstream that
@@ -58,21 +58,7 @@ func parseOAuth(e *oauthEntry) (*OAuth, error) {
 
 // secret reads the client's secret, as it is now.
 func (o *OAuth) secret() (string, error) {
-	if o.SecretEnv != "" {
-		s := os.Getenv(o.SecretEnv)
-		if s == "" {
-			return "", fmt.Errorf("clientSecretEnv: $%s is empty", o.SecretEnv)
-		}
-		return s, nil
-	}
-	b, err := os.ReadFile(o.SecretFile)
-	if err != nil {
-		return "", fmt.Errorf("clientSecretFile: %w", err)
-	}
-	if s := strings.TrimSpace(string(b)); s != "" {
-		return s, nil
-	}
-	return "", fmt.Errorf("clientSecretFile: %s is empty", o.SecretFile)
+	return secret.Read(o.SecretEnv, o.SecretFile, "clientSecretEnv", "clientSecretFile")
 }
 
 // oauthTimeout bounds the whole of getting a token: discovery and the
