@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/folio-mcp/folio/internal/oauthtest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
 )
@@ -105,8 +109,10 @@ func freeLoopbackPort(t *testing.T) int {
 // OAuth of the same server: folio gets its own token for it (client
 // credentials, the secret from its environment), never passing on the
 // caller's. Tokens of the server's own clients are taken (a JWT by client
-// credentials) or refused: one without folio:read with 403, an opaque one
-// once revoked, through introspection, with 401.
+// credentials) or refused: one without folio:read with 403; with 401 one
+// issued for the other folio, an expired one, one re-signed by another
+// key, one made alg none, and an opaque one once revoked, through
+// introspection.
 func TestOAuthEndToEnd(t *testing.T) {
 	dir, node := npmDir(t, "oauth")
 	port, upPort := freeLoopbackPort(t), freeLoopbackPort(t)
@@ -143,6 +149,9 @@ func TestOAuthEndToEnd(t *testing.T) {
 	os.WriteFile(filepath.Join(work, "secret"), []byte("s3cret\n"), 0o600)
 	p := startServe(t, []string{"FOLIO_TEST_GATEWAY_SECRET=s3cret"}, "--root", root, "--http", fmt.Sprintf("127.0.0.1:%d", port), "--oauth", policy,
 		"--upstreams", upstreams, "--schema-cache", filepath.Join(work, "cache.json"), "--tool-search", "off")
+
+	// A token that will have expired once the client has waited.
+	early := as.clientToken(t, "ci", resource, "folio:read")
 
 	plan := filepath.Join(work, "plan.json")
 	b, _ = json.Marshal(map[string]any{
@@ -208,8 +217,26 @@ func TestOAuthEndToEnd(t *testing.T) {
 		t.Errorf("folio got no token of its own for the upstream:\n%s", as.log)
 	}
 
-	if res := post(t, p.endpoint, as.clientToken(t, "ci", resource, "folio:read")); res.StatusCode != 200 {
+	good := as.clientToken(t, "ci", resource, "folio:read")
+	if res := post(t, p.endpoint, good); res.StatusCode != 200 {
 		t.Errorf("a client credentials JWT: %d", res.StatusCode)
+	}
+	// The server's own tokens, and forgeries of them, that folio refuses.
+	parts := strings.Split(good, ".")
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims map[string]any
+	json.Unmarshal(payload, &claims)
+	stranger := oauthtest.NewSigner(t, "es1", jose.ES256)
+	for name, token := range map[string]string{
+		"issued for the upstream folio": as.clientToken(t, "ci", upResource, "folio:read"),
+		"expired":                       early,
+		"signed by an unknown key":      stranger.Mint(t, "at+jwt", claims),
+		"alg none":                      base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"at+jwt","kid":"es1"}`)) + "." + parts[1] + ".",
+	} {
+		res := post(t, p.endpoint, token)
+		if challenge := res.Header.Get("WWW-Authenticate"); res.StatusCode != 401 || !strings.Contains(challenge, `error="invalid_token"`) {
+			t.Errorf("a token %s: %d %q", name, res.StatusCode, challenge)
+		}
 	}
 	res := post(t, p.endpoint, as.clientToken(t, "ci", resource, "folio:tools"))
 	if challenge := res.Header.Get("WWW-Authenticate"); res.StatusCode != 403 || !strings.Contains(challenge, `error="insufficient_scope", scope="folio:read"`) {
