@@ -101,23 +101,30 @@ func (l *Log) Write(r Record) error {
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var rotateErr error
 	if l.file != nil && l.max > 0 && l.size > 0 && l.size+int64(len(b)) > l.max {
-		if err := l.rotate(); err != nil {
-			return err
-		}
+		rotateErr = l.rotate()
 	}
 	n, err := l.w.Write(b)
 	l.size += int64(n)
-	return err
+	if err != nil {
+		return err
+	}
+	return rotateErr
 }
 
-// rotate renames the file to path.1 and begins a new one.
+// rotate renames the file to path.1 and begins a new one. When it cannot,
+// the log goes on in the file it has (past its bound, and says so), so
+// that no record is lost for a failed rename.
 func (l *Log) rotate() error {
-	l.file.Close()
 	if err := os.Rename(l.path, l.path+".1"); err != nil {
-		return fmt.Errorf("audit log: %w", err)
+		return fmt.Errorf("audit log: not rotated: %w", err)
 	}
-	return l.open()
+	old := l.file
+	if err := l.open(); err != nil {
+		return err
+	}
+	return old.Close()
 }
 
 // Close closes the log's file; a nil log has none.

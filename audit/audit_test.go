@@ -83,3 +83,24 @@ func TestArgs(t *testing.T) {
 		t.Errorf("args: %s | %s | %s", got[0].Args, got[1].Args, got[2].Args)
 	}
 }
+
+// TestRotateFails: when the file cannot be renamed, records still go to
+// the file the log has.
+func TestRotateFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	l, err := Open(path, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// A directory in the way of path.1: the rename fails.
+	os.Mkdir(path+".1", 0o700)
+	os.WriteFile(filepath.Join(path+".1", "x"), nil, 0o600)
+	for range 5 {
+		l.Write(Record{Subject: "alice", Tool: "read", Outcome: "ok"})
+	}
+	if got := lines(t, path); len(got) != 5 {
+		t.Errorf("%d records in the file, want all 5", len(got))
+	}
+}

@@ -8,12 +8,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/folio-mcp/folio/telemetry"
 )
 
 // Bounds of an HTTP request.
@@ -39,8 +38,8 @@ const AnswerWriteTimeout = time.Minute
 type inflight struct {
 	ctx context.Context
 	rc  *http.ResponseController
-	// call: the request's body carries a JSON-RPC request (or a batch),
-	// not a notification alone.
+	// call: the request's body carries a JSON-RPC request, not only
+	// notifications or answers (known when the rate is limited).
 	call bool
 
 	mu       sync.Mutex
@@ -101,7 +100,7 @@ func (s *Server) guardHTTP(next http.Handler) http.Handler {
 			rc.SetReadDeadline(time.Time{})
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			s.noteWire(r, body)
-			call = carriesRequest(body)
+			call = s.limits != nil && carriesRequest(body)
 		}
 		key := rand.Text()
 		r.Header.Set(requestKeyHeader, key)
@@ -234,12 +233,19 @@ func longRunning(method string) bool {
 	return false
 }
 
-// carriesRequest reports whether a POST's body is a JSON-RPC message with
-// an id (a request, or an answer to folio's own request) or a batch.
+// carriesRequest reports whether a POST's body is a JSON-RPC request (a
+// method and an id), or a batch that holds one: not a notification, nor a
+// client's answer to folio's own request.
 func carriesRequest(body []byte) bool {
-	if _, ok := telemetry.RequestID(body); ok {
-		return true
+	type message struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	return len(trimmed) > 0 && trimmed[0] == '['
+	isRequest := func(m message) bool { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
+	var one message
+	if json.Unmarshal(body, &one) == nil {
+		return isRequest(one)
+	}
+	var batch []message
+	return json.Unmarshal(body, &batch) == nil && slices.ContainsFunc(batch, isRequest)
 }

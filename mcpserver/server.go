@@ -299,11 +299,12 @@ func (s *Server) Handler() http.Handler {
 	if s.authenticates() {
 		opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
 		if s.cfg.OAuth != nil {
-			opts.Scopes, opts.ClockSkew = []string{s.cfg.OAuth.RequiredScope()}, s.cfg.OAuth.Leeway()
+			opts.ClockSkew = s.cfg.OAuth.Leeway()
 			meta := auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata())
 			for _, path := range s.cfg.OAuth.MetadataPaths() {
 				mux.Handle(path, meta)
 			}
+			h = s.requireScope(h)
 		}
 		h = s.challenge(auth.RequireBearerToken(s.verifyToken, opts)(h))
 	}
@@ -439,9 +440,9 @@ func (c *caller) mayUse(name string) bool {
 	return tokens.Identity{Tools: c.tools}.MayUse(name)
 }
 
-// identityKey is where verifyToken leaves the token's hash in the token
-// info, so that each request can look it up again; clientKey, the OAuth
-// client it was issued to.
+// identityKey is where verifyToken leaves the token's hash (an OAuth
+// grant's key) in the token info, so that each request can look it up
+// again; clientKey, the OAuth client it was issued to.
 const (
 	identityKey = "folio/token_sha256"
 	clientKey   = "folio/client_id"
@@ -465,8 +466,15 @@ func (s *Server) verifyToken(ctx context.Context, token string, _ *http.Request)
 		return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
 	}
 	g, err := s.cfg.OAuth.Verify(ctx, token)
+	if errors.Is(err, oauth.ErrUnavailable) {
+		// Not the token's fault: the client keeps it (a 500, not a 401),
+		// and what failed is logged, not told.
+		s.log.Warn("a token could not be checked", "err", err)
+		return nil, errors.New("the token could not be checked: its authorization server did not answer; try again")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", auth.ErrInvalidToken, err)
+		// "invalid token: why", said once.
+		return nil, fmt.Errorf("%w%s", auth.ErrInvalidToken, strings.TrimPrefix(err.Error(), oauth.ErrInvalidToken.Error()))
 	}
 	return &auth.TokenInfo{UserID: g.Subject, Scopes: g.Scopes, Expiration: g.Expiry, Extra: map[string]any{identityKey: g.Key, clientKey: g.ClientID}}, nil
 }
@@ -550,13 +558,14 @@ func (s *Server) lookup(key string) (tokens.Identity, bool) {
 	return id, true
 }
 
-// challenge makes the WWW-Authenticate of 401 and 403 answers what RFC
-// 6750 and the MCP authorization specification ask: an error code when a
-// token was shown, and with OAuth the scopes to ask for (a 403: the one
-// missing) and where folio's resource metadata is.
+// challenge makes the WWW-Authenticate of a 401 what RFC 6750 and the
+// MCP authorization specification ask: an error code when a bearer token
+// was shown, and with OAuth the scopes to ask for and where folio's
+// resource metadata is. (A 403 for a missing scope is requireScope's.)
 func (s *Server) challenge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(challenger{ResponseWriter: w, s: s, shown: r.Header.Get("Authorization") != ""}, r)
+		scheme, _, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		next.ServeHTTP(challenger{ResponseWriter: w, s: s, shown: strings.EqualFold(scheme, "bearer")}, r)
 	})
 }
 
@@ -567,25 +576,32 @@ type challenger struct {
 }
 
 func (c challenger) WriteHeader(code int) {
-	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+	if code == http.StatusUnauthorized {
 		params := []string{`realm="folio"`}
-		switch {
-		case code == http.StatusForbidden:
-			params = append(params, `error="insufficient_scope"`)
-		case c.shown:
+		if c.shown {
 			params = append(params, `error="invalid_token"`)
 		}
 		if o := c.s.cfg.OAuth; o != nil {
-			// A 403 names the scope missing; a 401 those to ask for.
-			scope := o.RequiredScope()
-			if code == http.StatusUnauthorized {
-				scope = strings.Join(o.Scopes(), " ")
-			}
-			params = append(params, fmt.Sprintf("scope=%q", scope), fmt.Sprintf("resource_metadata=%q", o.MetadataURL()))
+			params = append(params, fmt.Sprintf("scope=%q", strings.Join(o.Scopes(), " ")), fmt.Sprintf("resource_metadata=%q", o.MetadataURL()))
 		}
 		c.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	}
 	c.ResponseWriter.WriteHeader(code)
+}
+
+// requireScope answers a request whose token lacks the scope OAuth
+// requires 403, with the challenge that names it (RFC 6750's
+// insufficient_scope). A static token holds it (see verifyToken).
+func (s *Server) requireScope(next http.Handler) http.Handler {
+	o := s.cfg.OAuth
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && !slices.Contains(ti.Scopes, o.RequiredScope()) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="folio", error="insufficient_scope", scope=%q, resource_metadata=%q`, o.RequiredScope(), o.MetadataURL()))
+			http.Error(w, "insufficient scope: the token needs "+o.RequiredScope(), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -163,8 +163,10 @@ func (s *Server) setListChange(came []string) {
 }
 
 // guardNotifications sends resources/updated only to a session whose token
-// may still see the file (not revoked, its allow list not narrowed since it
-// subscribed), and resources/list_changed only to a session that may see
+// may still see the file (a static token not revoked, its allow list not
+// narrowed since it subscribed; an OAuth grant while a token that gave it
+// is unexpired, revoked or not), and resources/list_changed only to a
+// session that may see
 // one of the names that appeared or went. A notification that cannot be
 // delivered is logged once per change, not once per session.
 func (s *Server) guardNotifications(next mcp.MethodHandler) mcp.MethodHandler {

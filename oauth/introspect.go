@@ -3,7 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,42 +23,57 @@ type introspection struct {
 	Issuer    string          `json:"iss"`
 	Expiry    int64           `json:"exp"`
 	NotBefore int64           `json:"nbf"`
+	TokenType string          `json:"token_type"`
 }
 
-// introspect asks the policy's introspection endpoints about an opaque
-// token (of the hash given), the first that knows it active answering, and
-// keeps the answer for Policy.IntrospectionCacheSeconds.
+// introspect asks the policy's one introspecting authorization server
+// about an opaque token (of the hash given), and keeps a grant for
+// Policy.IntrospectionCacheSeconds. At most maxIntrospections requests
+// are out at once; a request waits for room while its client is there.
 func (v *Verifier) introspect(ctx context.Context, token, hash string, now time.Time) (Grant, error) {
-	var errs []error
-	asked := false
-	for i := range v.p.AuthorizationServers {
-		server := &v.p.AuthorizationServers[i]
-		if server.IntrospectionEndpoint == "" {
-			continue
-		}
-		asked = true
-		g, err := v.ask(ctx, server, token, now)
-		if err == nil {
-			if keep := time.Duration(v.p.IntrospectionCacheSeconds) * time.Second; keep > 0 {
-				v.remember(hash, g, now.Add(keep), now)
-			}
-			return g, nil
-		}
-		errs = append(errs, err)
-	}
-	if !asked {
+	server := v.introspector()
+	if server == nil {
 		return Grant{}, invalid("not a JWT, and no authorization server of the policy introspects")
 	}
-	return Grant{}, invalid("%v", errors.Join(errs...))
+	select {
+	case v.asking <- struct{}{}:
+		defer func() { <-v.asking }()
+	case <-ctx.Done():
+		return Grant{}, ctx.Err()
+	}
+	g, err := v.ask(ctx, server, token, now)
+	if err != nil {
+		return Grant{}, err
+	}
+	if keep := time.Duration(v.p.IntrospectionCacheSeconds) * time.Second; keep > 0 {
+		v.remember(hash, g, now.Add(keep), now)
+	}
+	return g, nil
 }
 
+// introspector is the policy's authorization server with an
+// introspection endpoint (at most one has: an opaque token names no
+// issuer, and is shown to no other); nil for none.
+func (v *Verifier) introspector() *AuthorizationServer {
+	for i := range v.p.AuthorizationServers {
+		if v.p.AuthorizationServers[i].IntrospectionEndpoint != "" {
+			return &v.p.AuthorizationServers[i]
+		}
+	}
+	return nil
+}
+
+// maxIntrospections bounds the introspection requests out at once.
+const maxIntrospections = 16
+
 // ask is one introspection request, and its answer read as a grant: an
-// active token, of this server, for folio, unexpired, with a subject
-// or a client.
+// active access token, of this server, for folio, unexpired, with a
+// subject or a client. An answer that does not come, or is not one,
+// wraps ErrUnavailable; a token the answer refuses, ErrInvalidToken.
 func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token string, now time.Time) (Grant, error) {
 	secret, err := server.secret()
 	if err != nil {
-		return Grant{}, err
+		return Grant{}, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
@@ -73,28 +88,18 @@ func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token s
 	req.SetBasicAuth(url.QueryEscape(server.ClientID), url.QueryEscape(secret))
 	var body json.RawMessage
 	if err := do(v.client, req, &body); err != nil {
-		return Grant{}, err
+		return Grant{}, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
 	}
 	var in introspection
 	var raw map[string]any
 	if err := json.Unmarshal(body, &in); err != nil {
-		return Grant{}, err
+		return Grant{}, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
 	}
 	json.Unmarshal(body, &raw)
-	switch {
-	case !in.Active:
-		return Grant{}, errors.New("not active (expired, revoked or unknown)")
-	case in.Issuer != "" && in.Issuer != server.Issuer:
-		return Grant{}, errors.New("issued by " + in.Issuer + ", not " + server.Issuer)
-	case !oauthex.MatchesResource(audiences(in.Audience), v.p.Resource):
-		return Grant{}, errors.New("issued for " + string(in.Audience) + ", not for " + v.p.Resource)
-	case in.Subject == "" && in.ClientID == "":
-		return Grant{}, errors.New("no subject and no client")
-	case in.Expiry != 0 && now.After(time.Unix(in.Expiry, 0).Add(v.p.leeway())):
-		return Grant{}, errors.New("expired")
-	case in.NotBefore != 0 && now.Add(v.p.leeway()).Before(time.Unix(in.NotBefore, 0)):
-		return Grant{}, errors.New("not valid yet")
+	if reason := v.refusal(server, in, now); reason != "" {
+		return Grant{}, invalid("%s", reason)
 	}
+
 	// A token a client got for itself (client credentials) may name no
 	// subject: the client is its subject, as RFC 9068 has it for JWTs.
 	subject := in.Subject
@@ -106,6 +111,28 @@ func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token s
 		expiry = time.Unix(in.Expiry, 0)
 	}
 	return v.grant(server.Issuer, subject, in.ClientID, strings.Fields(in.Scope), strings1(raw[v.p.GroupsClaim]), expiry), nil
+}
+
+// refusal is why an introspection answer does not admit its token; ""
+// when it does.
+func (v *Verifier) refusal(server *AuthorizationServer, in introspection, now time.Time) string {
+	switch {
+	case !in.Active:
+		return "not active (expired, revoked or unknown)"
+	case in.TokenType != "" && strings.Contains(strings.ToLower(in.TokenType), "refresh"):
+		return "a refresh token, not an access token"
+	case in.Issuer != "" && in.Issuer != server.Issuer:
+		return "issued by " + in.Issuer + ", not " + server.Issuer
+	case !oauthex.MatchesResource(audiences(in.Audience), v.p.Resource):
+		return "issued for " + string(in.Audience) + ", not for " + v.p.Resource
+	case in.Subject == "" && in.ClientID == "":
+		return "no subject and no client"
+	case in.Expiry != 0 && now.After(time.Unix(in.Expiry, 0).Add(v.p.leeway())):
+		return "expired"
+	case in.NotBefore != 0 && now.Add(v.p.leeway()).Before(time.Unix(in.NotBefore, 0)):
+		return "not valid yet"
+	}
+	return ""
 }
 
 // audiences is an "aud" claim, a string or a list of them, as a list.

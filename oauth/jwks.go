@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // Bounds of what folio fetches from an authorization server, so that a
@@ -52,7 +51,9 @@ type keySet struct {
 }
 
 // lookup returns the keys a token signed with alg under the key ID kid
-// may be checked with ("" kid: every key of that type).
+// may be checked with ("" kid: every key of that type); when it has none
+// because the keys could not be fetched, an error wrapping
+// ErrUnavailable.
 func (k *keySet) lookup(ctx context.Context, kid, alg string, now time.Time) ([]jose.JSONWebKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -67,7 +68,7 @@ func (k *keySet) lookup(ctx context.Context, kid, alg string, now time.Time) ([]
 	}
 	if len(keys) == 0 {
 		if k.lastErr != nil {
-			return nil, fmt.Errorf("no key %q of %s: fetching its keys: %w", kid, k.issuer, k.lastErr)
+			return nil, fmt.Errorf("%w: the keys of %s: %w", ErrUnavailable, k.issuer, k.lastErr)
 		}
 		return nil, fmt.Errorf("no key %q of %s", kid, k.issuer)
 	}
@@ -101,8 +102,10 @@ func fits(key jose.JSONWebKey, alg string) bool {
 
 // fetch reads the key set again (finding where it is first, when the
 // policy did not say), keeping the public signing keys, at most maxKeys.
+// It does not end with the request that asked for it: a client that
+// hangs up must not cost the others a fetch.
 func (k *keySet) fetch(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
 	defer cancel()
 	if k.uri == "" {
 		uri, err := discoverKeys(ctx, k.issuer, k.client)
@@ -150,15 +153,22 @@ func keyType(key jose.JSONWebKey) string {
 }
 
 // discoverKeys finds an issuer's jwks_uri in its metadata: RFC 8414's,
-// then OpenID Connect's.
+// then OpenID Connect's. Only the issuer and jwks_uri are read: what a
+// client needs of the metadata (PKCE, endpoints) a resource server does
+// not.
 func discoverKeys(ctx context.Context, issuer string, c *http.Client) (string, error) {
 	var errs []error
 	for _, u := range metadataURLs(issuer) {
-		meta, err := oauthex.GetAuthServerMeta(ctx, u, issuer, c)
-		switch {
+		var meta struct {
+			Issuer  string `json:"issuer"`
+			JWKSURI string `json:"jwks_uri"`
+		}
+		switch err := getJSON(ctx, c, u, &meta); {
 		case err != nil:
 			errs = append(errs, err)
-		case meta != nil && meta.JWKSURI != "":
+		case meta.Issuer != issuer:
+			errs = append(errs, fmt.Errorf("%s names the issuer %q", u, meta.Issuer))
+		case meta.JWKSURI != "":
 			if err := checkURL("jwks_uri", meta.JWKSURI); err != nil {
 				return "", err
 			}

@@ -120,19 +120,11 @@ func (p *Policy) check() error {
 	if err := checkURL("resource", p.Resource); err != nil {
 		return err
 	}
-	if len(p.AuthorizationServers) == 0 {
-		return errors.New("authorization_servers: none given")
+	if u, _ := url.Parse(p.Resource); u.RawQuery != "" || strings.ContainsAny(u.Path, "{}") {
+		return fmt.Errorf("resource: %q must have no query, nor { } in its path (its metadata is served under its path)", p.Resource)
 	}
-	seen := map[string]bool{}
-	for i := range p.AuthorizationServers {
-		a := &p.AuthorizationServers[i]
-		if err := a.check(); err != nil {
-			return fmt.Errorf("authorization_servers[%d]: %w", i, err)
-		}
-		if seen[a.Issuer] {
-			return fmt.Errorf("authorization_servers[%d]: issuer %s given twice", i, a.Issuer)
-		}
-		seen[a.Issuer] = true
+	if err := p.checkServers(); err != nil {
+		return err
 	}
 	if len(p.Algorithms) == 0 {
 		p.Algorithms = asymmetric
@@ -160,6 +152,35 @@ func (p *Policy) check() error {
 		}
 	}
 	return checkGlobs(p.Allow)
+}
+
+// checkServers reports what is wrong with p's authorization servers: each
+// checked, none given twice, at most one that introspects.
+func (p *Policy) checkServers() error {
+	if len(p.AuthorizationServers) == 0 {
+		return errors.New("authorization_servers: none given")
+	}
+	seen := map[string]bool{}
+	introspecting := 0
+	for i := range p.AuthorizationServers {
+		a := &p.AuthorizationServers[i]
+		if err := a.check(); err != nil {
+			return fmt.Errorf("authorization_servers[%d]: %w", i, err)
+		}
+		if seen[a.Issuer] {
+			return fmt.Errorf("authorization_servers[%d]: issuer %s given twice", i, a.Issuer)
+		}
+		seen[a.Issuer] = true
+		if a.IntrospectionEndpoint != "" {
+			introspecting++
+		}
+	}
+	if introspecting > 1 {
+		// An opaque token does not say whose it is: shown to two
+		// servers, one could take another's token for its own.
+		return errors.New("authorization_servers: at most one may have an introspection_endpoint")
+	}
+	return nil
 }
 
 // leeway is how far a token's times may be off.

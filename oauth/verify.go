@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,8 +20,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// ErrInvalidToken is what every refused token's error wraps.
-var ErrInvalidToken = errors.New("invalid token")
+// ErrInvalidToken is what every refused token's error wraps;
+// ErrUnavailable, the error of a token that could not be checked because
+// its authorization server did not answer (its keys, its introspection).
+var (
+	ErrInvalidToken = errors.New("invalid token")
+	ErrUnavailable  = errors.New("authorization server unavailable")
+)
 
 // Bounds of a token and of what is kept of tokens.
 const (
@@ -28,8 +34,9 @@ const (
 	maxToken = 16 << 10
 	// maxTries bounds the keys a token without a key ID is tried with.
 	maxTries = 4
-	// maxGrants bounds the grants kept for Lookup, and the answers kept
-	// of introspection: past it, the expired ones go, then all.
+	// maxGrants bounds the grants kept for Lookup, and the tokens' grants
+	// kept by their hash (JWTs', introspection's): past it, the expired
+	// ones go, then all.
 	maxGrants = 1 << 16
 )
 
@@ -62,6 +69,8 @@ type Verifier struct {
 	now    func() time.Time
 	algs   []jose.SignatureAlgorithm
 	sets   map[string]*keySet // by issuer
+	// asking holds a place for each introspection request out.
+	asking chan struct{}
 
 	mu     sync.Mutex
 	grants map[string]Grant // by key, while unexpired
@@ -87,7 +96,8 @@ func New(p *Policy, client *http.Client, now func() time.Time) *Verifier {
 	if now == nil {
 		now = time.Now
 	}
-	v := &Verifier{p: p, client: client, now: now, sets: map[string]*keySet{}, grants: map[string]Grant{}, answers: map[string]answer{}}
+	v := &Verifier{p: p, client: client, now: now, sets: map[string]*keySet{}, asking: make(chan struct{}, maxIntrospections),
+		grants: map[string]Grant{}, answers: map[string]answer{}}
 	for _, alg := range p.Algorithms {
 		v.algs = append(v.algs, jose.SignatureAlgorithm(alg))
 	}
@@ -158,7 +168,10 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Grant, error) {
 	g, ok := v.kept(hash, now)
 	if !ok {
 		var err error
-		if strings.Count(token, ".") == 2 {
+		// A JWS's header is a JSON object ("eyJ" in base64url): any
+		// other token (opaque, or PASETO's of two dots too) is asked
+		// about.
+		if strings.Count(token, ".") == 2 && strings.HasPrefix(token, "eyJ") {
 			// A JWT checked is kept till it expires: its signature is
 			// checked once, not on every request.
 			if g, err = v.verifyJWT(ctx, token, now); err == nil {
@@ -267,7 +280,9 @@ func (v *Verifier) verifyJWT(ctx context.Context, token string, now time.Time) (
 		return Grant{}, invalid("issuer %q is not one folio accepts", claimed.Issuer)
 	}
 	keys, err := set.lookup(ctx, h.KeyID, h.Algorithm, now)
-	if err != nil {
+	if errors.Is(err, ErrUnavailable) {
+		return Grant{}, err
+	} else if err != nil {
 		return Grant{}, invalid("%v", err)
 	}
 	var std jwt.Claims
@@ -346,13 +361,15 @@ func (v *Verifier) grant(issuer, subject, clientID string, scopes, groups []stri
 	slices.Sort(g.Allow)
 	g.Allow = slices.Compact(g.Allow)
 	sorted := slices.Sorted(slices.Values(scopes))
+	// Each value and each list is written with its length first, so that
+	// no two grants write the same bytes.
 	h := sha256.New()
 	for _, part := range [][]string{{issuer, subject}, sorted, g.Allow, g.Tools} {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(part))))
 		for _, s := range part {
+			h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(s))))
 			h.Write([]byte(s))
-			h.Write([]byte{0})
 		}
-		h.Write([]byte{1})
 	}
 	g.Key = "oauth:" + hex.EncodeToString(h.Sum(nil))
 	return g

@@ -207,7 +207,7 @@ func (s Server) Fingerprint() string {
 	}
 	fields := []any{"folio upstream 1", s.Name, s.Transport, s.Command, args, pairs(s.Env), s.Cwd, s.URL, pairs(s.Headers)}
 	if o := s.OAuth; o != nil {
-		fields = append(fields, []any{o.ClientID, o.SecretEnv, o.SecretFile, o.Scopes})
+		fields = append(fields, []any{o.Issuer, o.ClientID, o.SecretEnv, o.SecretFile, o.Scopes})
 	}
 	b, _ := json.Marshal(fields)
 	sum := sha256.Sum256(b)

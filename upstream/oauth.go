@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -24,6 +26,9 @@ import (
 // environment variable or a file, never from the mcpServers file. The
 // caller's token is never sent upstream.
 type OAuth struct {
+	// Issuer is the authorization server the client is registered with:
+	// folio sends its secret to no other, whatever the upstream names.
+	Issuer   string
 	ClientID string
 	// SecretEnv names the variable, SecretFile the file, that holds the
 	// client's secret: one of them.
@@ -35,6 +40,7 @@ type OAuth struct {
 
 // oauthEntry is OAuth as an entry gives it.
 type oauthEntry struct {
+	Issuer           string   `json:"issuer"`
 	ClientID         string   `json:"clientId"`
 	ClientSecretEnv  string   `json:"clientSecretEnv"`
 	ClientSecretFile string   `json:"clientSecretFile"`
@@ -46,10 +52,13 @@ func parseOAuth(e *oauthEntry) (*OAuth, error) {
 	if e.ClientID == "" {
 		return nil, errors.New("needs a clientId")
 	}
+	if u, err := url.Parse(e.Issuer); err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return nil, errors.New("needs the issuer of the authorization server the client is registered with (an http(s) URL): folio sends its secret to no other")
+	}
 	if (e.ClientSecretEnv == "") == (e.ClientSecretFile == "") {
 		return nil, errors.New("needs one of clientSecretEnv and clientSecretFile (the secret itself never goes in this file)")
 	}
-	o := &OAuth{ClientID: e.ClientID, SecretEnv: e.ClientSecretEnv, SecretFile: e.ClientSecretFile, Scopes: e.Scopes}
+	o := &OAuth{Issuer: e.Issuer, ClientID: e.ClientID, SecretEnv: e.ClientSecretEnv, SecretFile: e.ClientSecretFile, Scopes: e.Scopes}
 	if _, err := o.secret(); err != nil {
 		return nil, err
 	}
@@ -61,28 +70,50 @@ func (o *OAuth) secret() (string, error) {
 	return secret.Read(o.SecretEnv, o.SecretFile, "clientSecretEnv", "clientSecretFile")
 }
 
-// oauthTimeout bounds the whole of getting a token: discovery and the
-// token request.
+// oauthTimeout bounds each request of getting a token: the metadata's,
+// the token's.
 const oauthTimeout = 15 * time.Second
 
 // handler is the go-sdk client credentials handler for the upstream at
 // resource: on the upstream's 401 it finds its authorization server from
-// the challenge's resource metadata and asks for a token, which it
-// refreshes as it expires. Its token requests name the upstream as their
-// resource (RFC 8707, as the MCP specification asks of clients), which
-// go-sdk's handler does not.
+// the challenge's resource metadata (which must be o.Issuer) and asks for
+// a token, which it refreshes as it expires. Its token requests name the
+// upstream as their resource (RFC 8707, as the MCP specification asks of
+// clients), which go-sdk's handler does not.
 func (o *OAuth) handler(resource string) (auth.OAuthHandler, error) {
 	secret, err := o.secret()
 	if err != nil {
 		return nil, err
 	}
-	creds := &oauthex.ClientCredentials{ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}
+	creds := &oauthex.ClientCredentials{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}}
 	client := &http.Client{Timeout: oauthTimeout, Transport: resourceParam{resource: resource, scopes: o.Scopes, next: http.DefaultTransport}}
 	h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{Credentials: creds, HTTPClient: client})
 	if err != nil {
 		return nil, err
 	}
-	return h, nil
+	return &serialHandler{inner: h}, nil
+}
+
+// serialHandler is a go-sdk OAuth handler made safe for one connection's
+// concurrent requests: go-sdk v1.8's client credentials handler keeps its
+// token source and scopes unguarded, and keeps the context of the request
+// that got the 401 for every later refresh. Here one request at a time
+// authorizes, and with a context that does not end with it.
+type serialHandler struct {
+	mu    sync.Mutex
+	inner auth.OAuthHandler
+}
+
+func (h *serialHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inner.TokenSource(ctx)
+}
+
+func (h *serialHandler) Authorize(ctx context.Context, req *http.Request, res *http.Response) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inner.Authorize(context.WithoutCancel(ctx), req, res)
 }
 
 // failing is the handler of an upstream whose secret cannot be read: its
@@ -112,10 +143,13 @@ func (p resourceParam) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodPost || r.Body == nil || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		return p.next.RoundTrip(r)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxTokenRequest))
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxTokenRequest+1))
 	r.Body.Close()
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > maxTokenRequest {
+		return nil, fmt.Errorf("a token request over %d bytes", maxTokenRequest)
 	}
 	form, err := url.ParseQuery(string(b))
 	if err == nil && form.Get("grant_type") == "client_credentials" {
@@ -129,6 +163,7 @@ func (p resourceParam) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	r = r.Clone(r.Context())
 	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	r.ContentLength = int64(len(b))
 	return p.next.RoundTrip(r)
 }

@@ -134,6 +134,11 @@ func parseHTTP(s *Server, e entry, expand func(field, v string) (string, error),
 	if s.Transport != HTTP {
 		return bad("oauth", "only an http server takes oauth")
 	}
+	for k := range s.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return bad("oauth", "an Authorization header would replace the token oauth gets: give one or the other")
+		}
+	}
 	if s.OAuth, err = parseOAuth(e.OAuth); err != nil {
 		return bad("oauth", "%v", err)
 	}

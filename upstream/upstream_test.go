@@ -39,7 +39,7 @@ func TestParse(t *testing.T) {
 	}
 	d, g := servers[0], servers[1]
 	t.Setenv("FOLIO_TEST_SECRET", "s")
-	withOAuth, err := Parse([]byte(`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"FOLIO_TEST_SECRET","scopes":["x"]}}}}`), env(nil))
+	withOAuth, err := Parse([]byte(`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"issuer":"https://id.example","clientId":"f","clientSecretEnv":"FOLIO_TEST_SECRET","scopes":["x"]}}}}`), env(nil))
 	if err != nil || withOAuth[0].OAuth == nil || withOAuth[0].OAuth.ClientID != "f" || withOAuth[0].OAuth.Scopes[0] != "x" {
 		t.Errorf("oauth: %+v %v", withOAuth, err)
 	}
@@ -63,11 +63,13 @@ func TestParse(t *testing.T) {
 		{`{"mcpServers":{"a":{"command":"x","env":{"K":"${NOPE}"}}}}`, `server "a", env.K`},
 		{`{"mcpServers":{"a":{"type":"http","url":"http://h","headers":{"X":"${NOPE}"}}}}`, `server "a", headers.X`},
 		{`{"mcpServers":{"a":{"command":"x","args":"notalist"}}}`, `server "a", entry`},
-		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientSecretEnv":"SECRET"}}}}`, `server "a", oauth: needs a clientId`},
-		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f"}}}}`, `server "a", oauth: needs one of`},
-		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"NOPE"}}}}`, `$NOPE is empty`},
-		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretFile":"/nonexistent"}}}}`, `clientSecretFile`},
-		{`{"mcpServers":{"a":{"type":"sse","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"SECRET"}}}}`, `only an http server takes oauth`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"issuer":"https://id.example","clientSecretEnv":"SECRET"}}}}`, `server "a", oauth: needs a clientId`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"clientId":"f","clientSecretEnv":"SECRET"}}}}`, `server "a", oauth: needs the issuer`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","headers":{"authorization":"Bearer x"},"oauth":{"issuer":"https://id.example","clientId":"f","clientSecretEnv":"SECRET"}}}}`, `an Authorization header would replace`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"issuer":"https://id.example","clientId":"f"}}}}`, `server "a", oauth: needs one of`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"issuer":"https://id.example","clientId":"f","clientSecretEnv":"NOPE"}}}}`, `$NOPE is empty`},
+		{`{"mcpServers":{"a":{"type":"http","url":"http://h","oauth":{"issuer":"https://id.example","clientId":"f","clientSecretFile":"/nonexistent"}}}}`, `clientSecretFile`},
+		{`{"mcpServers":{"a":{"type":"sse","url":"http://h","oauth":{"issuer":"https://id.example","clientId":"f","clientSecretEnv":"SECRET"}}}}`, `only an http server takes oauth`},
 	} {
 		t.Setenv("SECRET", "s")
 		_, err := Parse([]byte(tc.file), env(nil))
@@ -442,5 +444,77 @@ func TestResourceParam(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("token requests sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSerialHandler: the handler of an upstream's OAuth authorizes many
+// requests at once without a race (go test -race), only with the issuer
+// it was given, and keeps refreshing after the request that authorized
+// it has ended.
+func TestSerialHandler(t *testing.T) {
+	var mu sync.Mutex
+	var tokenRequests []string
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, srv.URL+"/mcp", srv.URL)
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q,"authorization_endpoint":%q,"response_types_supported":["code"],"code_challenge_methods_supported":["S256"]}`, srv.URL, srv.URL+"/token", srv.URL+"/auth")
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		mu.Lock()
+		tokenRequests = append(tokenRequests, r.PostForm.Get("resource"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"access_token":"t","token_type":"Bearer","expires_in":1}`))
+	})
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+	t.Setenv("FOLIO_TEST_SECRET", "s")
+	challenge := func() (*http.Request, *http.Response) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", nil)
+		res := &http.Response{StatusCode: 401, Header: http.Header{"Www-Authenticate": {`Bearer resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource/mcp"`}}, Body: http.NoBody}
+		return req, res
+	}
+	o := &OAuth{Issuer: srv.URL, ClientID: "f", SecretEnv: "FOLIO_TEST_SECRET"}
+	h, err := o.handler(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			req, res := challenge()
+			if err := h.Authorize(ctx, req, res); err != nil {
+				t.Error(err)
+			}
+			if _, err := h.TokenSource(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	cancel()
+	time.Sleep(1100 * time.Millisecond) // the token expires
+	ts, _ := h.TokenSource(context.Background())
+	if tok, err := ts.Token(); err != nil || tok.AccessToken != "t" {
+		t.Errorf("a refresh after the authorizing request ended: %v %v", tok, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tokenRequests) < 2 || tokenRequests[0] != srv.URL+"/mcp" {
+		t.Errorf("token requests' resources: %q", tokenRequests)
+	}
+
+	other := &OAuth{Issuer: "https://someone.else", ClientID: "f", SecretEnv: "FOLIO_TEST_SECRET"}
+	h, _ = other.handler(srv.URL + "/mcp")
+	req, res := challenge()
+	if err := h.Authorize(context.Background(), req, res); err == nil || !strings.Contains(err.Error(), "issuer") {
+		t.Errorf("an upstream naming another authorization server: %v", err)
 	}
 }

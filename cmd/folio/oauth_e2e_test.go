@@ -136,7 +136,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	upstreams := filepath.Join(work, "mcp.json")
 	writeUpstreams(t, upstreams, map[string]any{
 		"fake": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-tools", "echo"}},
-		"docs": map[string]any{"type": "http", "url": upResource, "oauth": map[string]any{"clientId": "gateway", "clientSecretEnv": "FOLIO_TEST_GATEWAY_SECRET"}},
+		"docs": map[string]any{"type": "http", "url": upResource, "oauth": map[string]any{"issuer": as.issuer, "clientId": "gateway", "clientSecretEnv": "FOLIO_TEST_GATEWAY_SECRET"}},
 	})
 	policy := filepath.Join(work, "oauth.json")
 	b, _ = json.Marshal(map[string]any{

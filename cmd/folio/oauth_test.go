@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -67,14 +68,18 @@ func startOAuth(t *testing.T, dir string, is *oauthtest.Issuer) (*serveProc, str
 }
 
 // post sends an initialize request to endpoint with the bearer token (none
-// when empty) and returns the answer.
+// when empty; a whole Authorization header when it holds a space) and
+// returns the answer.
 func post(t *testing.T, endpoint, token string) *http.Response {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
+	switch {
+	case strings.Contains(token, " "):
+		req.Header.Set("Authorization", token)
+	case token != "":
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	res, err := http.DefaultClient.Do(req)
@@ -121,7 +126,8 @@ func TestServeOAuth(t *testing.T) {
 	now := time.Now()
 	metaURL := `resource_metadata="https://folio.test/.well-known/oauth-protected-resource/mcp"`
 	stranger := oauthtest.NewSigner(t, "k1", jose.ES256)
-	unsigned := strings.Join(strings.Split(key.Mint(t, "at+jwt", is.Claims(oauthResource, now)), ".")[:2], ".") + "."
+	payload := strings.Split(key.Mint(t, "at+jwt", is.Claims(oauthResource, now)), ".")[1]
+	unsigned := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"at+jwt","kid":"k1"}`)) + "." + payload + "."
 	for _, c := range []struct {
 		name, token string
 		code        int
@@ -134,7 +140,8 @@ func TestServeOAuth(t *testing.T) {
 		{"alg none", unsigned, 401, `error="invalid_token"`},
 		{"another issuer", key.Mint(t, "at+jwt", is.Claims(oauthResource, now, "iss", "https://evil.test")), 401, `error="invalid_token"`},
 		{"no folio:read", key.Mint(t, "at+jwt", is.Claims(oauthResource, now, "scope", "folio:tools")), 403, `error="insufficient_scope", scope="folio:read", ` + metaURL},
-		{"a revoked opaque token", "revoked-opaque", 401, `error="invalid_token"`},
+		{"an opaque token the server does not know", "unknown-opaque", 401, `error="invalid_token"`},
+		{"another scheme", "Basic YTpi", 401, `Bearer realm="folio", scope="folio:read folio:tools", ` + metaURL},
 	} {
 		res := post(t, p.endpoint, c.token)
 		if got := res.Header.Get("WWW-Authenticate"); res.StatusCode != c.code || !strings.Contains(got, c.challenge) {

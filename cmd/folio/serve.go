@@ -164,6 +164,9 @@ func serveFlagRules(c *cli.Context, o serveOptions, adminErr error) []flagRule {
 		{o.stateless && o.http == "", "--stateless needs --http"},
 		{c.IsSet("tokens") && o.http == "", "--tokens applies to --http: over stdio the caller is the local user"},
 		{c.IsSet("oauth") && o.http == "", "--oauth applies to --http: over stdio the caller is the local user"},
+		// A flag set to nothing (FOLIO_OAUTH= in a template whose value
+		// went missing) would serve HTTP to anyone.
+		{c.IsSet("tokens") && o.tokens == "" || c.IsSet("oauth") && o.oauth == "", "--tokens and --oauth need a file: given empty, nobody would be asked for a token"},
 		// Bounds.
 		{o.grepTimeout <= 0 || o.maxAnswerBytes < 1024 || o.maxSessions < 1 || o.maxSessionsPerSubject < 1,
 			"--grep-timeout, --max-sessions and --max-sessions-per-subject must be positive, and --max-answer-bytes at least 1024"},
@@ -200,7 +203,7 @@ func parseServeFlags(c *cli.Context, o *serveOptions) error {
 		return usage("--tokenizer: %v", err)
 	}
 	if o.http != "" {
-		if o.addressWarning, err = mcpserver.CheckAddress(o.http, c.IsSet("tokens") || c.IsSet("oauth")); err != nil {
+		if o.addressWarning, err = mcpserver.CheckAddress(o.http, o.tokens != "" || o.oauth != ""); err != nil {
 			return usage("%v", err)
 		}
 	}

@@ -12,10 +12,12 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -209,4 +211,33 @@ func (is *Issuer) Claims(audience string, now time.Time, kv ...any) map[string]a
 		}
 	}
 	return c
+}
+
+// SameJWS reports whether two compact JWSs decode to the same header,
+// payload and signature, whatever base64 alphabet or padding each uses.
+func SameJWS(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	if len(pa) != 3 || len(pb) != 3 {
+		return false
+	}
+	for i := range pa {
+		da, ea := decode64(pa[i])
+		db, eb := decode64(pb[i])
+		if ea != nil || eb != nil || string(da) != string(db) {
+			return false
+		}
+	}
+	return true
+}
+
+// decode64 decodes s in whichever base64 form it is written.
+func decode64(s string) ([]byte, error) {
+	var err error
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
+		var b []byte
+		if b, err = enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, err
 }
