@@ -300,10 +300,7 @@ func (s *Server) Handler() http.Handler {
 		opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
 		if s.cfg.OAuth != nil {
 			opts.ClockSkew = s.cfg.OAuth.Leeway()
-			meta := auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata())
-			for _, path := range s.cfg.OAuth.MetadataPaths() {
-				mux.Handle(path, meta)
-			}
+			mux.Handle(s.cfg.OAuth.MetadataPath(), auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata()))
 			h = s.requireScope(h)
 		}
 		h = s.challenge(auth.RequireBearerToken(s.verifyToken, opts)(h))

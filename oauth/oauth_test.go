@@ -408,8 +408,13 @@ func TestMetadata(t *testing.T) {
 	if got, want := v.MetadataURL(), "https://folio.example.com/.well-known/oauth-protected-resource/mcp"; got != want {
 		t.Errorf("MetadataURL %s, want %s", got, want)
 	}
-	if got := v.MetadataPaths(); !slices.Equal(got, []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"}) {
-		t.Errorf("MetadataPaths %v", got)
+	for resource, want := range map[string]string{
+		"https://h.example/mcp": "/.well-known/oauth-protected-resource/mcp", "https://h.example/a/mcp/": "/.well-known/oauth-protected-resource/a/mcp/",
+		"https://h.example/": "/.well-known/oauth-protected-resource", "https://h.example": "/.well-known/oauth-protected-resource",
+	} {
+		if got := New(policy(t, is, func(p *Policy) { p.Resource = resource }), nil, nil).MetadataPath(); got != want {
+			t.Errorf("%s: MetadataPath %s, want %s", resource, got, want)
+		}
 	}
 	m := v.Metadata()
 	if m.Resource != resource || !slices.Equal(m.AuthorizationServers, []string{is.URL}) || !slices.Contains(m.ScopesSupported, ScopeRead) {

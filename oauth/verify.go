@@ -137,23 +137,23 @@ func (v *Verifier) Metadata() *oauthex.ProtectedResourceMetadata {
 	return m
 }
 
-// MetadataPaths are the paths folio serves its metadata at: RFC 9728's,
-// the well-known path followed by the resource's path, first (the one
-// MetadataURL names), then the well-known path alone, where the MCP
-// specification has a client look when a challenge names none.
-func (v *Verifier) MetadataPaths() []string {
-	const wellKnown = "/.well-known/oauth-protected-resource"
+// MetadataPath is the path folio serves its metadata at, as RFC 9728
+// has it: the well-known path, then the resource's path (a lone "/"
+// dropped). Only there: metadata at the well-known path alone would be
+// of the resource at the host's root, which folio is not.
+func (v *Verifier) MetadataPath() string {
 	u, _ := url.Parse(v.p.Resource)
-	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
-		return []string{wellKnown + p, wellKnown}
+	p := u.EscapedPath()
+	if p == "/" {
+		p = ""
 	}
-	return []string{wellKnown}
+	return "/.well-known/oauth-protected-resource" + p
 }
 
 // MetadataURL is the URL of folio's metadata, as a challenge names it.
 func (v *Verifier) MetadataURL() string {
 	u, _ := url.Parse(v.p.Resource)
-	return u.Scheme + "://" + u.Host + v.MetadataPaths()[0]
+	return u.Scheme + "://" + u.Host + v.MetadataPath()
 }
 
 // Verify checks token: a JWT against its issuer's keys, any other by

@@ -106,7 +106,7 @@ func TestServeOAuth(t *testing.T) {
 	p, static := startOAuth(t, dir, is)
 	base := strings.TrimSuffix(p.endpoint, "/mcp")
 
-	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp"} {
 		res, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
