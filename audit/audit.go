@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one tool call.
@@ -41,8 +42,13 @@ type Record struct {
 }
 
 // MaxArgBytes bounds the arguments a record keeps: larger ones are
-// recorded as a JSON string saying how large they were.
-const MaxArgBytes = 16 << 10
+// recorded as a JSON string saying how large they were. maxText bounds
+// each of a record's strings that a client or an upstream chose (the
+// tool's name, the error, the client's name): longer ones are cut.
+const (
+	MaxArgBytes = 16 << 10
+	maxText     = 1 << 10
+)
 
 // Log writes records, one JSON line each. It is safe for concurrent use.
 type Log struct {
@@ -89,6 +95,9 @@ func (l *Log) open() error {
 
 // Write writes r as one line.
 func (l *Log) Write(r Record) error {
+	for _, s := range []*string{&r.Tool, &r.Upstream, &r.Error, &r.Client, &r.ClientID, &r.Subject} {
+		*s = cut(*s)
+	}
 	if !l.Args {
 		r.Args = nil
 	} else if len(r.Args) > MaxArgBytes {
@@ -138,4 +147,16 @@ func (l *Log) Close() error {
 		return nil
 	}
 	return l.file.Close()
+}
+
+// cut is s within maxText bytes, cut at a character's start and marked.
+func cut(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	i := maxText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

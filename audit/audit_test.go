@@ -77,8 +77,12 @@ func TestArgs(t *testing.T) {
 	l.Args = true
 	l.Write(Record{Tool: "read", Args: args})
 	l.Write(Record{Tool: "read", Args: json.RawMessage(`"` + strings.Repeat("x", MaxArgBytes) + `"`)})
+	l.Write(Record{Tool: strings.Repeat("界", maxText), Error: strings.Repeat("e", 5*maxText)})
 	l.Close()
 	got := lines(t, path)
+	if long := got[3]; len(long.Tool) > maxText+len("…") || !strings.HasSuffix(long.Tool, "界…") || len(long.Error) > maxText+len("…") {
+		t.Errorf("a long tool name and error: %d and %d bytes", len(long.Tool), len(long.Error))
+	}
 	if got[0].Args != nil || string(got[1].Args) != string(args) || !strings.Contains(string(got[2].Args), "bytes, over") {
 		t.Errorf("args: %s | %s | %s", got[0].Args, got[1].Args, got[2].Args)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,15 +16,16 @@ import (
 // introspection is the part of an introspection answer (RFC 7662) folio
 // reads.
 type introspection struct {
-	Active    bool            `json:"active"`
-	Scope     string          `json:"scope"`
-	ClientID  string          `json:"client_id"`
-	Subject   string          `json:"sub"`
-	Audience  json.RawMessage `json:"aud"`
-	Issuer    string          `json:"iss"`
-	Expiry    int64           `json:"exp"`
-	NotBefore int64           `json:"nbf"`
-	TokenType string          `json:"token_type"`
+	Active   bool            `json:"active"`
+	Scope    string          `json:"scope"`
+	ClientID string          `json:"client_id"`
+	Subject  string          `json:"sub"`
+	Audience json.RawMessage `json:"aud"`
+	Issuer   string          `json:"iss"`
+	// Times are NumericDates: JSON numbers, fractions allowed.
+	Expiry    float64 `json:"exp"`
+	NotBefore float64 `json:"nbf"`
+	TokenType string  `json:"token_type"`
 }
 
 // introspect asks the policy's one introspecting authorization server
@@ -108,7 +110,7 @@ func (v *Verifier) ask(ctx context.Context, server *AuthorizationServer, token s
 	}
 	expiry := now.Add(v.p.leeway())
 	if in.Expiry != 0 {
-		expiry = time.Unix(in.Expiry, 0)
+		expiry = unixTime(in.Expiry)
 	}
 	return v.grant(server.Issuer, subject, in.ClientID, strings.Fields(in.Scope), strings1(raw[v.p.GroupsClaim]), expiry), nil
 }
@@ -127,12 +129,18 @@ func (v *Verifier) refusal(server *AuthorizationServer, in introspection, now ti
 		return "issued for " + string(in.Audience) + ", not for " + v.p.Resource
 	case in.Subject == "" && in.ClientID == "":
 		return "no subject and no client"
-	case in.Expiry != 0 && now.After(time.Unix(in.Expiry, 0).Add(v.p.leeway())):
+	case in.Expiry != 0 && now.After(unixTime(in.Expiry).Add(v.p.leeway())):
 		return "expired"
-	case in.NotBefore != 0 && now.Add(v.p.leeway()).Before(time.Unix(in.NotBefore, 0)):
+	case in.NotBefore != 0 && now.Add(v.p.leeway()).Before(unixTime(in.NotBefore)):
 		return "not valid yet"
 	}
 	return ""
+}
+
+// unixTime is a NumericDate (seconds since the epoch) as a time.
+func unixTime(seconds float64) time.Time {
+	whole, fraction := math.Modf(seconds)
+	return time.Unix(int64(whole), int64(fraction*1e9))
 }
 
 // audiences is an "aud" claim, a string or a list of them, as a list.

@@ -109,6 +109,9 @@ func TestVerifyJWT(t *testing.T) {
 	if g, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, clk.now(), "scope", nil, "scp", []string{"folio:read"}, "groups", "ops docs"))); err != nil || g.Tools != nil || !slices.Equal(g.Allow, []string{"docs/**", "ops/**"}) || !slices.Equal(g.Scopes, []string{"folio:read"}) {
 		t.Errorf("scp and groups as a string: %+v %v", g, err)
 	}
+	if g, err := v.Verify(ctx, mint(t, rs, "at+jwt", claims(is, clk.now(), "scope", []string{"folio:read", "folio:tools"}))); err != nil || !slices.Equal(g.Tools, []string{"*"}) {
+		t.Errorf("scope as a list: %+v %v", g, err)
+	}
 }
 
 // TestRefused: each way a token can be wrong is refused, with an error
@@ -274,12 +277,16 @@ func TestIntrospection(t *testing.T) {
 	is.SetOpaque("foreign", active("iss", "https://evil.example.com"))
 	is.SetOpaque("stale", active("exp", now.Add(-time.Hour).Unix()))
 	is.SetOpaque("refresh", active("token_type", "refresh_token"))
+	is.SetOpaque("fraction", active("exp", float64(now.Add(time.Hour).Unix())+0.25))
 	is.SetOpaque("inactive", map[string]any{"active": false})
 	v := New(policy(t, is, nil), nil, clk.now)
 	ctx := context.Background()
 	g, err := v.Verify(ctx, "good")
 	if err != nil || g.Subject != "bob@"+is.URL || !slices.Equal(g.Scopes, []string{"folio:read"}) {
 		t.Fatalf("good: %+v %v", g, err)
+	}
+	if g, err := v.Verify(ctx, "fraction"); err != nil || !g.Expiry.Equal(time.Unix(now.Add(time.Hour).Unix(), 250_000_000)) {
+		t.Errorf("an expiry with a fraction of a second: %+v %v", g, err)
 	}
 	machine := active("client_id", "ci")
 	delete(machine, "sub")

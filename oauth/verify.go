@@ -314,10 +314,11 @@ func (v *Verifier) verifyJWT(ctx context.Context, token string, now time.Time) (
 }
 
 // scopesOf are the scopes a token's claims give: "scope", a string of
-// them (RFC 9068), or "scp", a list or a string (as some issuers write).
+// them (RFC 9068), or "scp"; either may be a list too, as some issuers
+// write it.
 func scopesOf(claims map[string]any) []string {
-	if s, ok := claims["scope"].(string); ok {
-		return strings.Fields(s)
+	if s, ok := claims["scope"]; ok {
+		return strings1(s)
 	}
 	return strings1(claims["scp"])
 }
