@@ -7,6 +7,7 @@
 //	folio token add --tokens FILE --subject NAME [--allow GLOB…]
 //	folio token list|revoke --tokens FILE [--subject NAME]
 //	folio read [--server URL [--token T]] [--max-tokens N] [--cursor C] [--all] [--offset L] [--limit N] PATH
+//	folio search [--max-tokens N] QUESTION [PATH…]
 //	folio verify [--server URL [--token T]] [--max-tokens N[,N…]] [--json] PATH…
 //	folio count PATH… | -
 //	folio hash PATH…

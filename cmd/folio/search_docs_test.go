@@ -95,3 +95,81 @@ func TestServeSearchDocs(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSearchPaths: folio search takes the question as its first argument
+// and the files and directories to search after it, as grep and rg do:
+// only they are searched; a word after the question that is no path is an
+// invalid argument that says to quote the question; a --root or --path
+// that is not there is not_found (exit 3), never an internal error; PATHs
+// go with neither --root nor --path.
+func TestSearchPaths(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "guide/closing.md", "# Closing\n\nIssues close when the fix is merged.\n")
+	write(t, dir, "notes/closing.md", "# Notes\n\nIssues close on Fridays, the notes say.\n")
+	write(t, dir, "faq.md", "# FAQ\n\nIssues close after a review.\n")
+	write(t, dir, "main.go", "package main // issues close\n")
+	const merged, fridays, review = "when the fix is merged", "on Fridays", "after a review"
+	for _, tc := range []struct {
+		name   string
+		env    []string
+		args   []string
+		code   int
+		has    []string // in stdout
+		hasNot []string // in stdout
+		stderr string
+	}{
+		{"a directory", nil, []string{"when do issues close", "guide"}, 0, []string{"closing.md:3-3", merged}, []string{fridays, review}, ""},
+		{"a file and a directory", nil, []string{"when do issues close", "faq.md", "notes"}, 0, []string{"faq.md:3-3", "notes/closing.md:3-3", fridays, review}, []string{merged}, ""},
+		{"two directories", nil, []string{"when do issues close", "guide", "notes"}, 0, []string{merged, fridays}, []string{review}, ""},
+		{"flags after the paths", nil, []string{"when do issues close", "guide", "--max-tokens", "300"}, 0, []string{merged}, []string{fridays}, ""},
+		{"no PATH: the working directory", nil, []string{"when do issues close"}, 0, []string{merged, fridays, review}, nil, ""},
+		{"PATHs over FOLIO_ROOT", []string{"FOLIO_ROOT=" + filepath.Join(dir, "notes")}, []string{"when do issues close", "guide"}, 0, []string{merged}, []string{fridays}, ""},
+		{"FOLIO_ROOT", []string{"FOLIO_ROOT=" + filepath.Join(dir, "notes")}, []string{"when do issues close"}, 0, []string{fridays}, []string{merged}, ""},
+		{"--root, as before", nil, []string{"--root", "guide", "when do issues close"}, 0, []string{merged}, []string{fridays}, ""},
+		{"--root and --path, as before", nil, []string{"--root", ".", "--path", "notes", "when do issues close"}, 0, []string{fridays}, []string{merged}, ""},
+		{"unquoted words", nil, []string{"when", "do", "issues", "close"}, 2, nil, nil,
+			`folio: invalid_argument: "do" is not a file or directory: quote the question ("when do issues close")`},
+		{"a word after the question", nil, []string{"when do issues", "close"}, 2, nil, nil,
+			`folio: invalid_argument: "close" is not a file or directory: quote the question ("when do issues close")`},
+		{"a PATH that is not there", nil, []string{"issues", filepath.Join(dir, "nowhere")}, 2, nil, nil,
+			`folio: invalid_argument: "` + filepath.Join(dir, "nowhere") + `" is not a file or directory`},
+		{"a --root that is not there", nil, []string{"--root", filepath.Join(dir, "nowhere"), "issues"}, 3, nil, nil,
+			"folio: not_found: --root " + filepath.Join(dir, "nowhere") + ": no such file or directory"},
+		{"a FOLIO_ROOT that is not there", []string{"FOLIO_ROOT=/nonexistent-folio"}, []string{"issues"}, 3, nil, nil,
+			"folio: not_found: FOLIO_ROOT /nonexistent-folio: no such file or directory"},
+		{"a --path that is not there", nil, []string{"--path", "nowhere", "issues"}, 3, nil, nil,
+			"folio: not_found: --path nowhere: no such file or directory under "},
+		{"PATHs and --root", nil, []string{"--root", "guide", "issues", "notes"}, 2, nil, nil, "as PATHs after the question or with --root, not both"},
+		{"PATHs and --path", nil, []string{"--path", "guide", "issues", "notes"}, 2, nil, nil, "with PATHs, give that file or directory as a PATH"},
+		{"a file search does not read", nil, []string{"issues", "main.go"}, 2, nil, nil, "main.go is not a document search reads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(folioBin, append([]string{"search"}, tc.args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), tc.env...)
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != tc.code || !strings.Contains(errb.String(), tc.stderr) || strings.Contains(errb.String(), "internal") {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, tc.code, errb.String(), tc.stderr)
+			}
+			if tc.code != 0 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Errorf("the error is more than one line: %q", errb.String())
+			}
+			for _, s := range tc.has {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("the answer misses %q:\n%s", s, out.String())
+				}
+			}
+			for _, s := range tc.hasNot {
+				if strings.Contains(out.String(), s) {
+					t.Errorf("the answer has %q, from outside the PATHs:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}

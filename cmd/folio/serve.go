@@ -118,7 +118,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 		}
 	}
 	for _, root := range o.roots {
-		if err := checkRoot(root); err != nil {
+		if err := checkRoot("--root "+root, root); err != nil {
 			return serveOptions{}, usageError(c, fmt.Sprintf("%v", err))
 		}
 	}
@@ -215,24 +215,25 @@ func parseServeFlags(c *cli.Context, o *serveOptions) error {
 
 // checkRoot refuses a root that serves what nobody meant: a "~" no shell
 // expanded (a client's configuration has none), a relative root resolved
-// from / (where desktop clients start their servers), and / itself.
-func checkRoot(root string) error {
+// from / (where desktop clients start their servers), and / itself. label
+// is the root as the error names it ("--root docs").
+func checkRoot(label, root string) error {
 	if root == "~" || strings.HasPrefix(root, "~/") {
 		home, err := os.UserHomeDir()
 		if err != nil {
 			home = "/home/you"
 		}
-		return fmt.Errorf("--root %s: \"~\" is not expanded here (a shell expands it; a client's configuration does not): give the absolute path, %s", root, filepath.Join(home, strings.TrimPrefix(root, "~")))
+		return fmt.Errorf("%s: \"~\" is not expanded here (a shell expands it; a client's configuration does not): give the absolute path, %s", label, filepath.Join(home, strings.TrimPrefix(root, "~")))
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return fmt.Errorf("--root %s: %v", root, err)
+		return fmt.Errorf("%s: %v", label, err)
 	}
 	switch wd, _ := os.Getwd(); {
 	case !filepath.IsAbs(root) && wd == "/":
-		return fmt.Errorf("--root %s is relative, and the working directory is / (desktop clients start servers there): give the absolute path of the directory to serve", root)
+		return fmt.Errorf("%s is relative, and the working directory is / (desktop clients start servers there): give the absolute path of the directory to serve", label)
 	case abs == "/":
-		return fmt.Errorf("--root %s would serve the whole machine: give the directory of the project", root)
+		return fmt.Errorf("%s would serve the whole machine: give the directory of the project", label)
 	}
 	return nil
 }
