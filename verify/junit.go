@@ -48,16 +48,21 @@ type (
 
 // WriteJUnit writes the report as JUnit XML: one test suite, one test case
 // per file and budget (its class the file, its name the budget), each
-// failed case with its reasons. Skipped files are not cases: their count
+// failed case with its reasons, and a failed case named "exists" for each
+// path named that is not there. Skipped files are not cases: their count
 // is the suite's skipped. started is when the run began.
 func WriteJUnit(w io.Writer, rep *Report, started time.Time) error {
 	suite := junitSuite{Name: "folio verify", Skipped: rep.Skipped, Timestamp: started.UTC().Format("2006-01-02T15:04:05")}
 	total := 0.0
 	for _, c := range rep.Cases {
-		jc := junitCase{Classname: displayName(c.URI), Name: fmt.Sprintf("max_tokens=%d", c.MaxTokens), Time: seconds(c.Seconds)}
+		name, kind := fmt.Sprintf("max_tokens=%d", c.MaxTokens), "fidelity"
+		if c.MaxTokens == 0 {
+			name, kind = "exists", "not_found"
+		}
+		jc := junitCase{Classname: displayName(c.URI), Name: name, Time: seconds(c.Seconds)}
 		if len(c.Failures) > 0 {
 			suite.Failures++
-			jc.Failure = &junitFailure{Message: c.Failures[0], Type: "fidelity", Text: strings.Join(c.Failures, "\n")}
+			jc.Failure = &junitFailure{Message: c.Failures[0], Type: kind, Text: strings.Join(c.Failures, "\n")}
 		}
 		total += c.Seconds
 		suite.Cases = append(suite.Cases, jc)
@@ -89,6 +94,9 @@ func WriteAnnotations(w io.Writer, rep *Report, workspace string) error {
 			path = rel
 		}
 		title := fmt.Sprintf("folio verify at max_tokens %d", c.MaxTokens)
+		if c.MaxTokens == 0 {
+			title = "folio verify: not there"
+		}
 		if _, err := fmt.Fprintf(w, "::error file=%s,line=1,title=%s::%s\n", escapeProperty(path), escapeProperty(title), escapeData(strings.Join(c.Failures, "\n"))); err != nil {
 			return err
 		}

@@ -39,54 +39,49 @@ func RunRemote(ctx context.Context, src Source, counter pager.Counter, uris []st
 	if len(opt.Budgets) == 0 {
 		return nil, errors.New("verify needs at least one budget")
 	}
-	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
-	var files []string
+	rep := NewReport()
+	var files []remoteFile
 	for _, u := range uris {
 		fs, err := src.Files(ctx, u)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u, err)
 		}
-		files = append(files, fs...)
+		for _, f := range fs {
+			files = append(files, remoteFile{uri: f, named: len(fs) == 1 && f == u})
+		}
 	}
-	return checkAll(ctx, rep, files, opt, func(uri string) fileResult {
-		return checkRemote(ctx, src, counter, uri, opt.Budgets, opt.Format)
+	return checkAll(ctx, rep, files, opt, func(f remoteFile) fileResult {
+		return checkRemote(ctx, src, counter, f, opt.Budgets, opt.Format)
 	})
 }
 
-func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri string, budgets []int, format pager.Format) fileResult {
+// remoteFile is a file to verify through a server: its URI, and whether
+// it was named to verify (rather than found in a listing), which holds
+// it to exist.
+type remoteFile struct {
+	uri   string
+	named bool
+}
+
+// checkRemote pages the file at every budget through src and checks the
+// pages. A file named that the server does not find is missing (a
+// failure); one found in a listing that it does not find, or that is not
+// text or too large, is skipped.
+func checkRemote(ctx context.Context, src Source, counter pager.Counter, file remoteFile, budgets []int, format pager.Format) fileResult {
+	uri := file.uri
 	var res fileResult
 	fail := func(budget int, msg string, args ...any) {
 		res.failures = append(res.failures, Failure{URI: uri, MaxTokens: budget, Message: fmt.Sprintf(msg, args...)})
 	}
 	var first []byte
 	for i, budget := range budgets {
-		var pages []pager.Page
-		var got bytes.Buffer
 		done := res.timeCase(uri, budget)
-		pageURI := uri
-		var err error
-		for page, ferr := range remote.Follow("", func(cur string) (pager.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
-			if errors.Is(ferr, remote.ErrNotAPage) {
-				break // checkPages says why
-			}
-			if err = ferr; err != nil || len(pages) == maxRemotePages {
-				break
-			}
-			if page.Format != format {
-				err = fmt.Errorf("page %d came in the %s format, not %s", len(pages)+1, page.Format, format)
-				break
-			}
-			pages = append(pages, page)
-			if p, err := page.Decode(); err == nil {
-				if len(pages) == 1 && !strings.HasPrefix(uri, "file:") {
-					pageURI = p.URI // a relative name: its canonical URI
-				}
-				got.WriteString(p.Content)
-			}
-		}
+		pages, got, pageURI, err := followRemote(ctx, src, uri, budget, format)
 		if e := toolerr.From(err); e != nil {
-			if i == 0 && len(pages) == 0 && (e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound) {
-				return fileResult{skipCode: e.Code}
+			if i == 0 && len(pages) == 0 {
+				if gone := firstPageError(file, e); gone.missing != "" || gone.skipCode != "" {
+					return gone
+				}
 			}
 			fail(budget, "page %d: %s: %s", len(pages)+1, e.Code, e.Message)
 			done(len(pages))
@@ -105,4 +100,48 @@ func checkRemote(ctx context.Context, src Source, counter pager.Counter, uri str
 		done(len(pages))
 	}
 	return res
+}
+
+// firstPageError is what an error instead of a file's first page makes of
+// it: missing when the file was named and is not found, skipped when it
+// was found in a listing and is not found now, or is not text or too
+// large; nothing otherwise (a failure of the budget).
+func firstPageError(file remoteFile, e *toolerr.Error) fileResult {
+	switch {
+	case file.named && e.Code == toolerr.CodeNotFound:
+		return fileResult{missing: e.Code + ": " + e.Message, uri: file.uri}
+	case e.Code == toolerr.CodeNotText || e.Code == toolerr.CodeTooLarge || e.Code == toolerr.CodeNotFound:
+		return fileResult{skipCode: e.Code}
+	}
+	return fileResult{}
+}
+
+// followRemote reads uri at budget through src, page after page: the
+// pages, the content they give back, the URI they name the file by (the
+// canonical one of a relative name), and the error that ended the read
+// early, if any. A page that is not one of the contract ends it without
+// error: checkPages says why.
+func followRemote(ctx context.Context, src Source, uri string, budget int, format pager.Format) ([]pager.Page, *bytes.Buffer, string, error) {
+	var pages []pager.Page
+	var got bytes.Buffer
+	pageURI := uri
+	for page, err := range remote.Follow("", func(cur string) (pager.Page, error) { return src.Page(ctx, uri, budget, format.String(), cur) }) {
+		if errors.Is(err, remote.ErrNotAPage) {
+			break // checkPages says why
+		}
+		if err != nil || len(pages) == maxRemotePages {
+			return pages, &got, pageURI, err
+		}
+		if page.Format != format {
+			return pages, &got, pageURI, fmt.Errorf("page %d came in the %s format, not %s", len(pages)+1, page.Format, format)
+		}
+		pages = append(pages, page)
+		if p, err := page.Decode(); err == nil {
+			if len(pages) == 1 && !strings.HasPrefix(uri, "file:") {
+				pageURI = p.URI // a relative name: its canonical URI
+			}
+			got.WriteString(p.Content)
+		}
+	}
+	return pages, &got, pageURI, nil
 }

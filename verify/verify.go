@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"runtime"
 	"sync"
@@ -41,6 +42,10 @@ type Report struct {
 	// not_found for denied names, too_large).
 	SkippedBy map[string]int `json:"skipped_by"`
 	Failures  []Failure      `json:"failures"`
+	// Missing are the paths named to verify that are not there: each is a
+	// failure too, and a failed case. (Files found by walking a
+	// directory that cannot be read are skipped, not missing.)
+	Missing []string `json:"missing"`
 	// LargestPage is the most tokens any page counted.
 	LargestPage int `json:"largest_page_tokens"`
 	// MeanFill is the mean of tokens/budget over the pages that are not a
@@ -53,7 +58,8 @@ type Report struct {
 	fillN   int
 }
 
-// Case is one file paged at one budget, and what failed of it.
+// Case is one file paged at one budget, and what failed of it; a Case
+// with MaxTokens 0 is a path named to verify that is not there.
 type Case struct {
 	URI       string
 	MaxTokens int
@@ -79,6 +85,7 @@ func (r *Report) Merge(o *Report) {
 		r.SkippedBy[k] += n
 	}
 	r.Failures = append(r.Failures, o.Failures...)
+	r.Missing = append(r.Missing, o.Missing...)
 	r.Cases = append(r.Cases, o.Cases...)
 	r.LargestPage = max(r.LargestPage, o.LargestPage)
 	r.fillSum += o.fillSum
@@ -91,13 +98,15 @@ func (r *Report) Merge(o *Report) {
 // OK reports whether nothing failed.
 func (r *Report) OK() bool { return len(r.Failures) == 0 }
 
-// Run verifies every file under paths (files or directories, as fs.Walk
-// takes them) with rd, which must read through fs.
+// Run verifies every file under paths (local files or directories, as
+// fs.Walk takes them) with rd, which must read through fs. A path that is
+// not there is a failure of the run (see Report.Missing), and the other
+// paths are verified still.
 func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, opt Options) (*Report, error) {
 	if len(opt.Budgets) == 0 {
 		return nil, errors.New("verify needs at least one budget")
 	}
-	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
+	rep := NewReport()
 	var files []fsview.File
 	for _, p := range paths {
 		err := fs.Walk(ctx, p, nil, func(f fsview.File, err error) error {
@@ -108,6 +117,10 @@ func Run(ctx context.Context, fs *fsview.FS, rd *reader.Reader, paths []string, 
 			files = append(files, f)
 			return nil
 		})
+		if e := toolerr.From(err); e != nil && e.Code == toolerr.CodeNotFound {
+			rep.missing(p, notThere(p, e))
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, toolerr.From(err))
 		}
@@ -161,6 +174,29 @@ func checkAll[F any](ctx context.Context, rep *Report, files []F, opt Options, c
 	return rep, nil
 }
 
+// NewReport is an empty report, for runs to Merge into.
+func NewReport() *Report {
+	return &Report{SkippedBy: map[string]int{}, Failures: []Failure{}, Missing: []string{}}
+}
+
+// notThere is the failure of a local path named to verify that fs did
+// not find, in the command line's terms: no such file, when there is
+// none.
+func notThere(p string, e *toolerr.Error) string {
+	if _, err := os.Stat(p); errors.Is(err, iofs.ErrNotExist) {
+		return toolerr.CodeNotFound + ": no such file or directory"
+	}
+	return e.Code + ": " + e.Message
+}
+
+// missing records a path named to verify that is not there, with why: a
+// failure, and a failed case of its own.
+func (r *Report) missing(name, message string) {
+	r.Missing = append(r.Missing, name)
+	r.Failures = append(r.Failures, Failure{URI: name, Message: message})
+	r.Cases = append(r.Cases, Case{URI: name, Failures: []string{message}})
+}
+
 func (r *Report) skip(code string) {
 	r.Skipped++
 	r.SkippedBy[code]++
@@ -169,12 +205,14 @@ func (r *Report) skip(code string) {
 // fileResult is what checking one file found.
 type fileResult struct {
 	skipCode string
-	bytes    int64
-	pages    int
-	largest  int
-	fillSum  float64
-	fillN    int
-	failures []Failure
+	// missing, when set, says why uri, named to verify, is not there.
+	missing, uri string
+	bytes        int64
+	pages        int
+	largest      int
+	fillSum      float64
+	fillN        int
+	failures     []Failure
 	// cases are the file at each budget; the failures name theirs.
 	cases []Case
 }
@@ -195,6 +233,10 @@ func (res *fileResult) timeCase(uri string, budget int) func(pages int) {
 }
 
 func (r *Report) add(res fileResult) {
+	if res.missing != "" {
+		r.missing(res.uri, res.missing)
+		return
+	}
 	if res.skipCode != "" {
 		r.skip(res.skipCode)
 		return
@@ -260,7 +302,7 @@ func RunText(ctx context.Context, rd *reader.Reader, name string, text []byte, o
 	if len(opt.Budgets) == 0 {
 		return nil, errors.New("verify needs at least one budget")
 	}
-	rep := &Report{SkippedBy: map[string]int{}, Failures: []Failure{}}
+	rep := NewReport()
 	var res fileResult
 	res.bytes = int64(len(text))
 	version := fsview.Version(blake3.Sum256(text)).String()

@@ -340,6 +340,68 @@ func TestVerifyForCI(t *testing.T) {
 	}
 }
 
+// TestVerifyNamedPathMissing: a path named to verify that is not there
+// fails the run, locally and through a server (exit 3), in the command
+// line's terms; the JUnit report has a failed case for it (not a skip),
+// and the other paths are verified still. A file found by walking a
+// directory that is not text is still skipped, and passes.
+func TestVerifyNamedPathMissing(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.md", "# A\n\nSome text.\n")
+	write(t, dir, "bin.dat", "\x00\x01")
+	srv := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0")
+	missing := filepath.Join(dir, "missing.md")
+	for _, tc := range []struct {
+		name        string
+		args        []string
+		missing     string // as the FAIL line and the report name it
+		failMessage string
+	}{
+		{"local", []string{filepath.Join(dir, "a.md"), missing}, missing, "not_found: no such file or directory"},
+		{"remote", []string{"--server", srv.endpoint, "a.md", "missing.md"}, "missing.md", "not_found: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "junit.xml")
+			r := folio(t, "", append([]string{"verify", "--max-tokens", "300", "--junit", report}, tc.args...)...)
+			if r.code != exitNotFound || !strings.Contains(r.stdout, "FAIL "+tc.missing+": "+tc.failMessage) || !strings.Contains(r.stdout, "files 1,") {
+				t.Fatalf("exit %d (want %d): %s %s", r.code, exitNotFound, r.stdout, r.stderr)
+			}
+			suites, err := junit.IngestFile(report)
+			if err != nil || len(suites) != 1 {
+				t.Fatalf("the JUnit report: %v, %d suites", err, len(suites))
+			}
+			if s := suites[0]; s.Totals.Tests != 2 || s.Totals.Failed != 1 || s.Totals.Passed != 1 || s.Totals.Skipped != 0 {
+				t.Errorf("totals %+v", s.Totals)
+			}
+			for _, c := range suites[0].Tests {
+				if c.Status == junit.StatusFailed && (c.Classname != tc.missing || c.Name != "exists" || !strings.Contains(c.Error.Error(), "not_found")) {
+					t.Errorf("failed case %s %s: %v", c.Classname, c.Name, c.Error)
+				}
+			}
+			r = folio(t, "", append([]string{"verify", "--json"}, tc.args...)...)
+			var rep struct {
+				Files   int
+				Missing []string
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitNotFound || rep.Files != 1 || !slices.Equal(rep.Missing, []string{tc.missing}) {
+				t.Errorf("--json: exit %d, %v: %s", r.code, err, r.stdout)
+			}
+		})
+	}
+	// Found by walking, not text: skipped, and the run passes.
+	for _, args := range [][]string{{dir}, {"--server", srv.endpoint, "."}} {
+		if r := folio(t, "", append([]string{"verify", "--json"}, args...)...); r.code != 0 || !strings.Contains(r.stdout, `"not_text": 1`) {
+			t.Errorf("verify %v: exit %d: %s", args, r.code, r.stdout)
+		}
+	}
+	// The path given, in the command line's terms: no served roots.
+	r := folio(t, "", "verify", "/nonexistent-folio-path")
+	if r.code != exitNotFound || !strings.Contains(r.stdout, "FAIL /nonexistent-folio-path: not_found: no such file or directory") ||
+		strings.Contains(r.stdout+r.stderr, "served roots") {
+		t.Errorf("verify /nonexistent-folio-path: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // actionlintVersion is the actionlint the docs' workflow is held to.
 const actionlintVersion = "v1.7.12"
 

@@ -28,8 +28,10 @@ func verifyCommand() *cli.Command {
 		Description: `Pages every text file at every budget, in parallel, and checks that each page
 counts at most its budget (recounted from the page's bytes), that the pages give
 back the file byte for byte, and that the version is the BLAKE3 of the bytes.
-Non-text, denied and too-large files are skipped and counted. Exits 1 on any
-failure.
+Non-text, denied and too-large files found under a directory are skipped and
+counted; a PATH given that is not there is a failure (its case in --junit
+failed, named "exists"), and the other PATHs are verified still. Exit codes:
+3 when a PATH given is not there, else 1 on any failure; 2 invalid argument.
 
 With --server, the PATHs are URIs (or paths the server resolves) paged through
 that MCP server's read tool, directories listed with its list tool: each page
@@ -106,7 +108,7 @@ func verifyAction(c *cli.Context) error {
 		return fail(c, false, err)
 	}
 	started := time.Now()
-	rep := &verify.Report{SkippedBy: map[string]int{}, Failures: []verify.Failure{}}
+	rep := verify.NewReport()
 	opt := verify.Options{Budgets: o.budgets, Format: o.format, Progress: progressBar(c)}
 	if o.server != "" {
 		r, err := verifyRemote(c.Context, o, opt)
@@ -139,20 +141,33 @@ func verifyAction(c *cli.Context) error {
 	if opt.Progress != nil {
 		fmt.Fprintln(c.App.ErrWriter)
 	}
-	if o.asJSON {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		fmt.Fprintf(c.App.Writer, "%s\n", b)
-	} else {
-		for _, f := range rep.Failures {
-			fmt.Fprintf(c.App.Writer, "FAIL %s at %d tokens: %s\n", f.URI, f.MaxTokens, f.Message)
-		}
-		fmt.Fprintf(c.App.Writer, "files %d, pages %d, bytes %d, skipped %d, failures %d, largest page %d tokens, mean fill %.1f%%\n",
-			rep.Files, rep.Pages, rep.Bytes, rep.Skipped, len(rep.Failures), rep.LargestPage, 100*rep.MeanFill)
-	}
-	if !rep.OK() {
+	writeVerifyReport(c, rep, o.asJSON)
+	switch {
+	case len(rep.Missing) > 0:
+		return exitError{exitNotFound}
+	case !rep.OK():
 		return exitError{exitFailure}
 	}
 	return nil
+}
+
+// writeVerifyReport writes the report to stdout: as JSON, or a FAIL line
+// per failure and the summary.
+func writeVerifyReport(c *cli.Context, rep *verify.Report, asJSON bool) {
+	if asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(c.App.Writer, "%s\n", b)
+		return
+	}
+	for _, f := range rep.Failures {
+		if f.MaxTokens == 0 {
+			fmt.Fprintf(c.App.Writer, "FAIL %s: %s\n", f.URI, f.Message)
+			continue
+		}
+		fmt.Fprintf(c.App.Writer, "FAIL %s at %d tokens: %s\n", f.URI, f.MaxTokens, f.Message)
+	}
+	fmt.Fprintf(c.App.Writer, "files %d, pages %d, bytes %d, skipped %d, failures %d, largest page %d tokens, mean fill %.1f%%\n",
+		rep.Files, rep.Pages, rep.Bytes, rep.Skipped, len(rep.Failures), rep.LargestPage, 100*rep.MeanFill)
 }
 
 // verifyPath verifies one argument: a directory is the root its deny globs
