@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,6 +31,7 @@ import (
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/tokens"
+	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/upstream"
 )
 
@@ -47,7 +50,11 @@ what .gitignore, .ignore and .git/info/exclude exclude (nested files
 included, as git and ripgrep read them); --no-ignore shows it, and a file is
 read by its name either way. A root without its own llms.txt or llms-full.txt
 offers them, made on request as folio llms-txt makes them (llms-full.txt bounded
-at 8 MiB) from what the caller may see.`,
+at 8 MiB) from what the caller may see.
+
+Exit codes: 2 a flag that cannot be used (a --root that is no directory among
+them), 3 a --root that is not there, both before anything starts; 1 what fails
+after (a tokens file missing, say), logged; 0 on SIGINT or SIGTERM.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "root", EnvVars: []string{"FOLIO_ROOT"}, Usage: "a directory to serve (required; repeatable; the first is where relative paths resolve); absolute, not ~ nor /"},
 			&cli.StringFlag{Name: "http", EnvVars: []string{"FOLIO_HTTP"}, Usage: "serve Streamable HTTP on this address (host:port) instead of stdio"},
@@ -83,8 +90,9 @@ at 8 MiB) from what the caller may see.`,
 }
 
 // serveOptions are serve's flags, read and checked in one place: a flag
-// that cannot be used is a usage error (exit 2) before anything starts;
-// what fails after (a root or a tokens file missing) exits 1.
+// that cannot be used is a usage error (exit 2), and a root that is not
+// there not_found (exit 3), before anything starts; what fails after (a
+// tokens file missing, say) is logged and exits 1.
 type serveOptions struct {
 	roots, deny                                                       []string
 	http, tokens, oauth, upstreams, schemaCache, toolSearch           string
@@ -124,6 +132,11 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 	}
 	if err := parseServeFlags(c, &o); err != nil {
 		return serveOptions{}, err
+	}
+	for _, root := range o.roots {
+		if err := rootThere(root); err != nil {
+			return serveOptions{}, err
+		}
 	}
 	return o, nil
 }
@@ -234,6 +247,21 @@ func checkRoot(label, root string) error {
 		return fmt.Errorf("%s is relative, and the working directory is / (desktop clients start servers there): give the absolute path of the directory to serve", label)
 	case abs == "/":
 		return fmt.Errorf("%s would serve the whole machine: give the directory of the project", label)
+	}
+	return nil
+}
+
+// rootThere refuses a root that is not there (not_found) or is not a
+// directory (invalid_argument), before anything starts.
+func rootThere(root string) error {
+	info, err := os.Stat(root)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return toolerr.Wrap(toolerr.CodeNotFound, err, "--root %s: no such directory", root)
+	case err != nil:
+		return toolerr.Invalid("--root %s: %v", root, err)
+	case !info.IsDir():
+		return toolerr.Invalid("--root %s is a file, not a directory: give the directory to serve (%s holds it)", root, filepath.Dir(localName(root)))
 	}
 	return nil
 }

@@ -316,7 +316,7 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--root", dir, "--http", "0.0.0.0:0", "--tokens", ""}, "--tokens and --oauth need a file", 2},
 		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--oauth", filepath.Join(dir, "missing.json")}, "--oauth", 1},
 		{[]string{"--root", dir, "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "missing.json")}, "tokens file", 1},
-		{[]string{"--root", filepath.Join(dir, "missing")}, "root", 1},
+		{[]string{"--root", filepath.Join(dir, "missing")}, "folio: not_found: --root " + filepath.Join(dir, "missing") + ": no such directory", 3},
 		{[]string{"--root", dir, "--handle-store", "postgres://x"}, "unknown store", 2},
 		{[]string{"--root", dir, "--handle-store", "mem"}, "unknown store", 2},
 		{[]string{"--root", dir, "--handle-store", "redis:/x"}, "unknown store", 2},
@@ -433,6 +433,33 @@ func TestServeRootMistakes(t *testing.T) {
 	// it ends at once).
 	if r := run(project, "."); r.code != 0 {
 		t.Errorf("--root . from a project: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestServeRootNotThere: a --root that is not there, or is a file, is
+// refused as the other root mistakes are, before anything starts: one
+// line "folio: CODE: …" naming the root, no log line, and the exit code
+// serve --help lists (3 not found, 2 invalid argument).
+func TestServeRootNotThere(t *testing.T) {
+	dir := t.TempDir()
+	file := write(t, dir, "a.md", "text\n")
+	for _, tc := range []struct {
+		root, want string
+		code       int
+	}{
+		{filepath.Join(dir, "nope"), "folio: not_found: --root " + filepath.Join(dir, "nope") + ": no such directory\n", exitNotFound},
+		{file, "folio: invalid_argument: --root " + file + " is a file, not a directory: give the directory to serve (" + dir + " holds it)\n", exitInvalidArgument},
+	} {
+		for _, transport := range [][]string{nil, {"--http", "127.0.0.1:0"}} {
+			r := folio(t, "", append([]string{"serve", "--root", tc.root}, transport...)...)
+			if r.code != tc.code || r.stderr != tc.want {
+				t.Errorf("serve --root %s %v: exit %d (want %d), stderr %q, want %q", tc.root, transport, r.code, tc.code, r.stderr, tc.want)
+			}
+		}
+	}
+	help := folio(t, "", "serve", "--help")
+	if !strings.Contains(help.stdout, "3 a --root that is not there") {
+		t.Errorf("serve --help does not list the exit code:\n%s", help.stdout)
 	}
 }
 
