@@ -6,10 +6,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
@@ -240,4 +243,54 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 		w.tail = append(w.tail[:0], w.tail[len(w.tail)-256:]...)
 	}
 	return len(p), nil
+}
+
+// TestUnknownFlag: a flag a command does not define is refused in one line
+// that names it and a line that says where the help is, exit 2, nothing on
+// stdout; not the whole help. So for folio itself and every command and
+// subcommand (taken from the app, so that a new one is held to it too), with
+// the flag before or after a PATH.
+func TestUnknownFlag(t *testing.T) {
+	var names [][]string
+	leaf := map[string]bool{} // commands that take PATHs, not subcommands
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			name := append(slices.Clone(prefix), c.Name)
+			names = append(names, name)
+			leaf[strings.Join(name, " ")] = len(c.Subcommands) == 0
+			walk(name, c.Subcommands)
+		}
+	}
+	names = append(names, nil)
+	walk(nil, newApp(nil, io.Discard, io.Discard).Commands)
+	if len(names) < 15 {
+		t.Fatalf("only %d commands: %v", len(names), names)
+	}
+	for _, name := range names {
+		tries := [][]string{append(slices.Clone(name), "-x")}
+		if leaf[strings.Join(name, " ")] {
+			tries = append(tries, append(slices.Clone(name), "README.md", "--no-such-flag"))
+		}
+		for _, args := range tries {
+			r := folio(t, "", args...)
+			flag := strings.TrimLeft(args[len(args)-1], "-")
+			want := "folio: flag provided but not defined: -" + flag + "\nRun '" + strings.Join(append([]string{"folio"}, name...), " ") + " --help' for usage.\n"
+			if r.code != exitInvalidArgument || r.stderr != want || r.stdout != "" {
+				t.Errorf("folio %s: exit %d, stderr %q (want %q), stdout %.200q", strings.Join(args, " "), r.code, r.stderr, want, r.stdout)
+			}
+		}
+	}
+	// A value missing, or not of its type: the same two lines.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--http"}, "folio: flag needs an argument: -http\nRun 'folio serve --help' for usage.\n"},
+		{[]string{"count", "--max-file-bytes", "many", "-"}, "folio: invalid value \"many\" for flag -max-file-bytes: parse error\nRun 'folio count --help' for usage.\n"},
+	} {
+		if r := folio(t, "", tc.args...); r.code != exitInvalidArgument || r.stderr != tc.want {
+			t.Errorf("folio %v: exit %d, stderr %q, want %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
 }

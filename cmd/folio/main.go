@@ -36,6 +36,23 @@ func main() {
 
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.Run(flagsFirst(app.Commands, args))
+	if err == nil {
+		return 0
+	}
+	var coded exitError
+	if errors.As(err, &coded) {
+		return coded.code
+	}
+	// Flag and usage errors.
+	fmt.Fprintf(stderr, "folio: %v\n", err)
+	return exitInvalidArgument
+}
+
+// newApp is folio's command line: its commands, and the one way each
+// reports a usage error.
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:      "folio",
 		Usage:     "serve files to LLM agents in exact, token-budgeted pages",
@@ -58,18 +75,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		// Exit codes are ours: never let the library exit.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
 	}
-	err := app.Run(flagsFirst(app.Commands, args))
-	if err == nil {
-		return 0
+	setOnUsageError(app.Commands)
+	return app
+}
+
+// onUsageError reports a command line the flag parser refuses (a flag not
+// defined, a value missing or not of its type) in one line, and where the
+// help is, rather than the whole help: exit 2.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	name := "folio"
+	if c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
 	}
-	var coded exitError
-	if errors.As(err, &coded) {
-		return coded.code
+	fmt.Fprintf(c.App.ErrWriter, "folio: %v\nRun '%s --help' for usage.\n", err, name)
+	return exitError{exitInvalidArgument}
+}
+
+// setOnUsageError gives every command, and every subcommand, onUsageError:
+// urfave/cli gives the App's to the top-level command alone.
+func setOnUsageError(commands []*cli.Command) {
+	for _, c := range commands {
+		c.OnUsageError = onUsageError
+		setOnUsageError(c.Subcommands)
 	}
-	// Flag and usage errors.
-	fmt.Fprintf(stderr, "folio: %v\n", err)
-	return exitInvalidArgument
 }
 
 // flagsFirst is the command line as people type it, made into one the
