@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,9 +23,15 @@ import (
 func countCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "count",
-		Usage:     "print the tokens of each file and the total",
-		ArgsUsage: "PATH… (or - for standard input)",
-		Description: `Prints "TOKENS	PATH" per file, and the total. Like ttok, one PATH can also be:
+		Usage:     "print the tokens of each file, of each text file under a directory, and the total",
+		ArgsUsage: "PATH… (files or directories; - for standard input)",
+		Description: `Prints "TOKENS	PATH" per file, and the total ("TOKENS	total") when there
+are several PATHs or a directory among them. A directory's text files are each
+counted, named by the directory as given and their path under it, as verify
+walks them: the default deny list and --deny, the ignore files (--no-ignore to
+count what they exclude) and --max-file-bytes apply; files that are not text or
+that those rules hide are left out, and a file over --max-file-bytes is named on
+stderr. Like ttok, one PATH (a file, or -) can also be:
 --truncate N: printed up to its longest prefix of at most N tokens, cut where
 a person would (as read --format raw cuts chunks; --tight as late as N allows);
 --tokens: printed as its token ids, one per line; --decode: read as token ids
@@ -33,57 +41,126 @@ A file is held whole to be counted, under --max-file-bytes; - (standard input)
 is counted as it is read, a few windows held at a time, and so is --truncate:
 no size cap applies to them unless --max-file-bytes is given.
 
+Exit codes: 2 invalid argument, 3 not found, 4 not text or too large (a file
+named), 1 other.
+
 Flags go before or after the PATHs; -- ends them (folio count -- -notes.md).`,
 		Flags: []cli.Flag{tokenizerFlag(),
-			maxFileBytesFlag("refuse a file larger than this (a count holds it whole), and standard input as large with --tokens or --decode (0: no cap); - counted, and --truncate, stream, with no cap unless this is given"),
+			maxFileBytesFlag("refuse a file larger than this (a count holds it whole; under a directory, leave it out), and standard input as large with --tokens or --decode (0: no cap); - counted, and --truncate, stream, with no cap unless this is given"),
+			&cli.StringSliceFlag{Name: "deny", EnvVars: []string{"FOLIO_DENY"}, Usage: "under a directory, leave out files matching this glob, on top of the default deny list (repeatable)"},
+			noIgnoreFlag(),
 			&cli.IntFlag{Name: "truncate", Usage: "print the longest prefix of at most N tokens"},
 			&cli.BoolFlag{Name: "tight", Usage: "--truncate: cut as late as N allows, not where a person would"},
 			&cli.BoolFlag{Name: "tokens", Usage: "print the token ids, one per line"},
 			&cli.BoolFlag{Name: "decode", Usage: "read token ids and print their text"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return fail(c, false, usageError(c, "count takes at least one PATH, or -"))
-			}
-			counter, err := pagerCounter(c)
-			if err != nil {
-				return fail(c, false, err)
-			}
-			if mode := countMode(c); mode != "" {
-				if err := countAs(c, mode, counter); err != nil {
-					return fail(c, false, err)
-				}
-				return nil
-			}
-			if c.Bool("tight") {
-				return fail(c, false, usageError(c, "--tight is for --truncate"))
-			}
-			fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
-			if err != nil {
-				return fail(c, false, err)
-			}
-			defer fs.Close()
-			total, code := 0, 0
-			for _, arg := range c.Args().Slice() {
-				n, err := countOf(c, fs, arg, counter)
-				if err != nil {
-					e := localError(arg, err)
-					code = exitCode(e.Code)
-					fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v\n", arg, e.Message)
-					continue
-				}
-				total += n
-				fmt.Fprintf(c.App.Writer, "%d\t%s\n", n, arg)
-			}
-			if c.NArg() > 1 {
-				fmt.Fprintf(c.App.Writer, "%d\ttotal\n", total)
-			}
-			if code != 0 {
-				return exitError{code}
-			}
-			return nil
-		},
+		Action: countAction,
 	}
+}
+
+// countAction prints the tokens of each PATH (each file under a
+// directory) and the total, or does what --truncate, --tokens or --decode
+// ask.
+func countAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return fail(c, false, usageError(c, "count takes at least one PATH, or -"))
+	}
+	counter, err := pagerCounter(c)
+	if err != nil {
+		return fail(c, false, err)
+	}
+	if mode := countMode(c); mode != "" {
+		if err := countAs(c, mode, counter); err != nil {
+			return fail(c, false, err)
+		}
+		return nil
+	}
+	if c.Bool("tight") {
+		return fail(c, false, usageError(c, "--tight is for --truncate"))
+	}
+	fs, err := fsview.Open([]string{"/"}, fsview.Options{MaxFileBytes: c.Int64("max-file-bytes")})
+	if err != nil {
+		return fail(c, false, err)
+	}
+	defer fs.Close()
+	total, code, tree := 0, 0, false
+	for _, arg := range c.Args().Slice() {
+		if info, err := os.Stat(localName(arg)); arg != fsview.StdinName && err == nil && info.IsDir() {
+			n, treeCode := countTree(c, arg, counter)
+			total, tree, code = total+n, true, max(code, treeCode)
+			continue
+		}
+		n, err := countOf(c, fs, arg, counter)
+		if err != nil {
+			e := localError(arg, err)
+			code = exitCode(e.Code)
+			fmt.Fprintf(c.App.ErrWriter, "folio: %s: %v\n", arg, e.Message)
+			continue
+		}
+		total += n
+		fmt.Fprintf(c.App.Writer, "%d\t%s\n", n, arg)
+	}
+	if c.NArg() > 1 || tree {
+		fmt.Fprintf(c.App.Writer, "%d\ttotal\n", total)
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// countTree prints the tokens of each text file under the directory arg,
+// as verify walks it (the deny lists, the ignore files, the size cap),
+// and returns their sum and the exit code of what failed (0 for none).
+// Files that are not text, or that the deny lists hide, are left out; one
+// over the size cap is left out and named on stderr.
+func countTree(c *cli.Context, arg string, counter pager.Counter) (total, code int) {
+	warn := func(name string, err error) int {
+		e := toolerr.From(err)
+		fmt.Fprintf(c.App.ErrWriter, "folio: %s: %s\n", name, e.Message)
+		return exitCode(e.Code)
+	}
+	dir := localName(arg)
+	fs, err := fsview.Open([]string{dir}, fsview.Options{Deny: append(fsview.DefaultDeny(), c.StringSlice("deny")...),
+		MaxFileBytes: c.Int64("max-file-bytes"), NoIgnore: c.Bool("no-ignore")})
+	if err != nil {
+		return 0, warn(arg, err)
+	}
+	defer fs.Close()
+	var files []fsview.File
+	err = fs.Walk(c.Context, dir, nil, func(f fsview.File, err error) error {
+		if err == nil {
+			files = append(files, f)
+		}
+		return nil // hidden: left out
+	})
+	if err != nil {
+		return 0, warn(arg, err)
+	}
+	for _, f := range files {
+		name := filepath.Join(arg, filepath.FromSlash(f.Rel))
+		n, err := countFile(c, fs, f, counter)
+		switch kind := toolerr.From(err); {
+		case err == nil:
+			total += n
+			fmt.Fprintf(c.App.Writer, "%d\t%s\n", n, name)
+		case kind.Code == toolerr.CodeTooLarge:
+			fmt.Fprintf(c.App.ErrWriter, "folio: %s: left out: %s\n", name, kind.Message)
+		case kind.Code != toolerr.CodeNotText && kind.Code != toolerr.CodeNotFound:
+			code = warn(name, err)
+		}
+	}
+	return total, code
+}
+
+// countFile counts the tokens of a file of fs.
+func countFile(c *cli.Context, fs *fsview.FS, f fsview.File, counter pager.Counter) (int, error) {
+	snap, err := fs.Content(c.Context, f) // counting needs no version
+	if err != nil {
+		return 0, err
+	}
+	snap.Release() // one file at a time: no other read waits
+	return reader.CountText(c.Context, snap.Window, counter)
 }
 
 // countOf counts the tokens of a file, or of standard input for "-",

@@ -416,6 +416,79 @@ func TestCount(t *testing.T) {
 	}
 }
 
+// TestCountDirectory: folio count DIR counts every text file under DIR,
+// a line each (named by DIR as given and the path under it) and the total,
+// as verify walks it: the default deny list and --deny, the ignore files
+// (--no-ignore), text detection and --max-file-bytes; files and standard
+// input beside it are counted as before.
+func TestCountDirectory(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string]string{
+		"docs/a.md":        "# A\n\nhello world\n",
+		"docs/sub/b.txt":   strings.Repeat("中文 words ", 40),
+		"docs/.gitignore":  "ignored.md\n",
+		"docs/ignored.md":  "ignored words\n",
+		"docs/big.txt":     strings.Repeat("big ", 400),
+		"docs/.env":        "SECRET=1\n",
+		"docs/.git/HEAD":   "ref: refs/heads/main\n",
+		"docs/bin.dat":     "\x00\x01\x02",
+		"docs/keys/id.pem": "-----BEGIN-----\n",
+		"notes.md":         "notes, outside\n",
+	}
+	for name, text := range texts {
+		write(t, dir, name, text)
+	}
+	est, err := tokencount.New("estimate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := func(names ...string) string {
+		var b strings.Builder
+		total := 0
+		for _, n := range names {
+			name, file, _ := strings.Cut(n, "=")
+			if file == "" {
+				file = name
+			}
+			c := est.Count(texts[file])
+			total += c
+			fmt.Fprintf(&b, "%d\t%s\n", c, name)
+		}
+		fmt.Fprintf(&b, "%d\ttotal\n", total)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name   string
+		stdin  string
+		args   []string
+		want   string
+		stderr string
+	}{
+		{"a directory", "", []string{"docs"}, lines("docs/.gitignore", "docs/a.md", "docs/big.txt", "docs/sub/b.txt"), ""},
+		{"flags after it", "", []string{"docs/", "--no-ignore"}, lines("docs/.gitignore", "docs/a.md", "docs/big.txt", "docs/ignored.md", "docs/sub/b.txt"), ""},
+		{"--deny", "", []string{"--deny", "sub/**", "docs"}, lines("docs/.gitignore", "docs/a.md", "docs/big.txt"), ""},
+		{"over --max-file-bytes", "", []string{"--max-file-bytes", "1000", "docs"}, lines("docs/.gitignore", "docs/a.md", "docs/sub/b.txt"), "folio: docs/big.txt: left out: "},
+		{"the directory itself", "", []string{"."}, lines(".gitignore=docs/.gitignore", "a.md=docs/a.md", "big.txt=docs/big.txt", "sub/b.txt=docs/sub/b.txt"), ""},
+		{"a file and a directory", "", []string{"notes.md", "docs/sub"}, lines("notes.md", "docs/sub/b.txt"), ""},
+		{"standard input and a directory", "notes, outside\n", []string{"-", "docs/sub"}, lines("-=notes.md", "docs/sub/b.txt"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wd := dir
+			if tc.name == "the directory itself" {
+				wd = filepath.Join(dir, "docs")
+			}
+			r := folioIn(t, wd, tc.stdin, append([]string{"count", "--tokenizer", "estimate"}, tc.args...)...)
+			if r.code != 0 || r.stdout != tc.want || !strings.HasPrefix(r.stderr, tc.stderr) || (tc.stderr == "") != (r.stderr == "") {
+				t.Fatalf("exit %d\n%s(want\n%s) stderr %q", r.code, r.stdout, tc.want, r.stderr)
+			}
+		})
+	}
+	// A directory that is not there is one, as a file is.
+	if r := folioIn(t, dir, "", "count", "nowhere/"); r.code != exitNotFound {
+		t.Errorf("a missing directory: exit %d, %q", r.code, r.stderr)
+	}
+}
+
 func TestVerify(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "docs/a.md", strings.Repeat("# Doc\n\nText with words.\r\n", 300))
