@@ -222,16 +222,6 @@ func TestProgressBeforeAnswer(t *testing.T) {
 	})
 	serve := []string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json")}
 	p := startServe(t, nil, append(serve[1:], "--http", "127.0.0.1:0")...)
-	upTo := func(n int, last float64) []float64 {
-		var out []float64
-		for i := 1; i <= n; i++ {
-			out = append(out, float64(i))
-		}
-		if last > 0 {
-			out = append(out, last)
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		tool    string
 		want    []float64 // before the answer, all of them or (bounded) at least
@@ -261,13 +251,7 @@ func TestProgressBeforeAnswer(t *testing.T) {
 						t.Fatalf("%q: %v", line, err)
 					}
 					calls++
-					got := c.Before
-					if tc.bounded && len(got) > len(tc.want) && slices.IsSorted(got) && !slices.Contains(got[len(tc.want)-1:len(got)-1], tc.want[len(tc.want)-1]) {
-						// Those let through as time passed, between the
-						// burst and the last.
-						got = append(got[:len(tc.want)-1:len(tc.want)-1], got[len(got)-1])
-					}
-					if !slices.Equal(got, tc.want) || len(c.After) > 0 {
+					if !progressBefore(c.Before, tc.want, tc.bounded) || len(c.After) > 0 {
 						t.Errorf("call with token %v: %v before its answer, %v after; want %v before", c.Token, c.Before, c.After, tc.want)
 					}
 				}
@@ -276,6 +260,107 @@ func TestProgressBeforeAnswer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// upTo is the progress 1 to n, and then last when it is not 0.
+func upTo(n int, last float64) []float64 {
+	var out []float64
+	for i := 1; i <= n; i++ {
+		out = append(out, float64(i))
+	}
+	if last > 0 {
+		out = append(out, last)
+	}
+	return out
+}
+
+// progressBefore reports whether got, the progress a call's client had
+// before its answer, is want; or, when the notices were rate bounded, the
+// burst and the last of want with, between them, those let through as time
+// passed, in order.
+func progressBefore(got, want []float64, bounded bool) bool {
+	if bounded && len(got) > len(want) && slices.IsSorted(got) && !slices.Contains(got[len(want)-1:len(got)-1], want[len(want)-1]) {
+		got = append(got[:len(want)-1:len(want)-1], got[len(got)-1])
+	}
+	return slices.Equal(got, want)
+}
+
+// TestProgressBeforeAnswerTypeScript: through folio over stdio, a client
+// on the official TypeScript SDK (as LangChain's MCP adapters are), in the
+// 2025-11-25 era, gets every progress notice of each of many short calls
+// in its onprogress handler before the call's answer. That SDK hands a
+// notification to its handler a microtask later, and an answer at once,
+// forgetting the call's progress handler: a notice read in the same chunk
+// as its answer is dropped ("a progress notification for an unknown
+// token"), although folio wrote it first. So folio writes an answer that
+// follows a notification only once the client has read the notification
+// (internal/stdio). From an upstream that writes each notice on its own,
+// from one that writes its notices and its answer in one write, and past
+// the rate bound.
+func TestProgressBeforeAnswerTypeScript(t *testing.T) {
+	dir, node := npmDir(t, "clients")
+	root := t.TempDir()
+	config := filepath.Join(root, "mcp.json")
+	writeUpstreams(t, config, map[string]any{
+		"up":    map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-calltools", "-progressgap", "0s"}},
+		"one":   map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "5"}},
+		"flood": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-progress", "40"}},
+	})
+	serve := []string{"serve", "--root", root, "--upstreams", config, "--schema-cache", filepath.Join(root, "cache.json"), "--log-level", "error"}
+	const n = 24
+	for _, tc := range []struct {
+		tool    string
+		want    []float64
+		bounded bool
+	}{
+		{"up__progress", upTo(3, 0), false},
+		{"one__echo", upTo(5, 0), false},
+		{"flood__echo", upTo(16, 40), true},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			cmd := exec.Command(node, append([]string{filepath.Join(dir, "progress.mjs"), tc.tool, fmt.Sprint(n), folioBin}, serve...)...)
+			cmd.Dir = dir
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("progress.mjs: %v\n%s", err, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			var head struct {
+				ProtocolVersion struct{ Sent, Answered string }
+			}
+			if err := json.Unmarshal([]byte(lines[0]), &head); err != nil {
+				t.Fatalf("%q: %v", lines[0], err)
+			}
+			if v := head.ProtocolVersion; v.Sent != "2025-11-25" || v.Answered != "2025-11-25" {
+				t.Fatalf("protocol version asked %q, answered %q; want 2025-11-25", v.Sent, v.Answered)
+			}
+			late := 0
+			for _, line := range lines[1:] {
+				var c struct {
+					Token               any
+					Before, After, Wire []float64
+				}
+				if err := json.Unmarshal([]byte(line), &c); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				if !progressBefore(c.Wire, tc.want, tc.bounded) {
+					t.Errorf("call %v: folio wrote %v before its answer; want %v", c.Token, c.Wire, tc.want)
+				}
+				if !progressBefore(c.Before, tc.want, tc.bounded) || len(c.After) > 0 {
+					late++
+					t.Errorf("call %v: %v before its answer, %v after; want %v before", c.Token, c.Before, c.After, tc.want)
+				}
+			}
+			if len(lines)-1 != n {
+				t.Errorf("%d calls answered, want %d", len(lines)-1, n)
+			}
+			if late > 0 {
+				t.Logf("%d of %d calls had a notice after their answer", late, n)
+			}
+		})
 	}
 }
 

@@ -45,7 +45,14 @@ type Transport struct {
 	// line skipped.
 	skipped func(line []byte)
 	client  bool
+	// unread, when not nil, is how many bytes written to w the client has
+	// not yet read (ok false when w can no longer tell).
+	unread func() (n int, ok bool)
 }
+
+// readWait bounds how long an answer waits for the client to read the
+// notifications written before it (see Server).
+const readWait = time.Second
 
 // Server is the connection of a server to its client: messages read
 // from r, written to w. Closing it closes r (w stays open, as go-sdk's
@@ -58,11 +65,25 @@ type Transport struct {
 // read would hold the thread and its processor, so that the goroutine a
 // message is handed to would wait tens of microseconds for the scheduler
 // to take the processor back.
+//
+// An answer written after a notification waits (at most readWait) until
+// the client has read what was written before it, when w can tell (a pipe
+// or a Unix socket, on Linux; see unreadOf): the official TypeScript SDK's
+// client hands a notification to its handler a microtask after reading it,
+// but an answer at once, forgetting the request's progress handler, so
+// that a progress notice read in one chunk with its answer is dropped
+// (modelcontextprotocol/typescript-sdk#2580). Read apart, each is handled
+// in turn. The client loses no time by it: the answer comes after the
+// notice in the stream, read first anyway.
 func Server(r io.ReadCloser, w io.Writer) *Transport {
 	if f, ok := r.(*os.File); ok {
 		r = pollable(f)
 	}
-	return &Transport{r: r, w: nopCloser{w}}
+	t := &Transport{r: r, w: nopCloser{w}}
+	if f, ok := w.(*os.File); ok {
+		t.unread = unreadOf(f)
+	}
+	return t
 }
 
 // pollable is f, made non-blocking and so read through the poller, when
@@ -154,6 +175,9 @@ type conn struct {
 	queue []jsonrpc.Message
 
 	writeMu sync.Mutex
+	// noticed: a notification was written, and no answer since (writeMu
+	// is held).
+	noticed bool
 
 	mu sync.Mutex
 	// initialize is the id of the initialize request, once one passed;
@@ -485,8 +509,32 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if _, answer := msg.(*jsonrpc.Response); answer && c.noticed {
+		c.noticed = false
+		c.awaitRead(ctx)
+	}
 	_, err = c.t.w.Write(append(data, '\n'))
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && c.t.unread != nil {
+		c.noticed = true
+	}
 	return err
+}
+
+// awaitRead waits until the client has read every byte written to it, at
+// most readWait, and no longer than ctx or the connection; c.writeMu is
+// held (what else is to be written would be read after anyway).
+func (c *conn) awaitRead(ctx context.Context) {
+	deadline := time.Now().Add(readWait)
+	for pause := 10 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
+		if n, ok := c.t.unread(); !ok || n == 0 || ctx.Err() != nil || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-c.closed:
+			return
+		case <-time.After(pause):
+		}
+	}
 }
 
 // encodeBatch is the answers to a batch, as one JSON array.
