@@ -88,16 +88,41 @@ func Server(r io.ReadCloser, w io.Writer) *Transport {
 
 // pollable is f, made non-blocking and so read through the poller, when
 // it is a pipe or a socket; otherwise (a terminal, a file) f itself.
-func pollable(f *os.File) *os.File {
+func pollable(f *os.File) io.ReadCloser {
 	info, err := f.Stat()
 	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return f
 	}
-	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
+	// A File made of a descriptor already non-blocking is pollable. It
+	// is made of a duplicate, so that each File owns its own descriptor:
+	// two owning one, the first closed (or collected) would close the
+	// other's, or a descriptor since given to another file.
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
 		return f
 	}
-	// A File made of a descriptor already non-blocking is pollable.
-	return os.NewFile(f.Fd(), f.Name())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return f
+	}
+	return &ownedFile{File: os.NewFile(uintptr(fd), f.Name()), origin: f}
+}
+
+// readDeadliner is a file read through the poller, whose reads a
+// deadline stops.
+type readDeadliner interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
+}
+
+// ownedFile is a duplicate of origin that closes origin too.
+type ownedFile struct {
+	*os.File
+	origin *os.File
+}
+
+func (f *ownedFile) Close() error {
+	return errors.Join(f.File.Close(), f.origin.Close())
 }
 
 type nopCloser struct{ io.Writer }
@@ -132,7 +157,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 		r:      bufio.NewReaderSize(t.r, 64<<10),
 		closed: make(chan struct{}),
 	}
-	if f, ok := t.r.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
+	if f, ok := t.r.(readDeadliner); ok && f.SetReadDeadline(time.Time{}) == nil {
 		// Read through the poller: Read reads itself (a deadline stops
 		// it when its context ends, closing the file when the connection
 		// closes), saving a goroutine's handoff (and a thread's wakeup)
@@ -162,7 +187,7 @@ type conn struct {
 	told bool
 	// deadline, when not nil, is the file Read reads itself; otherwise
 	// readLoop reads, and hands Read what it read on incoming.
-	deadline *os.File
+	deadline readDeadliner
 	// stop stops Read's reading when the context it last had (stopCtx)
 	// ends, unless a later context (a later stopGen) came.
 	stop     func() bool

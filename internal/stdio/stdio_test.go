@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +104,23 @@ func each(t *testing.T, f func(t *testing.T, goroutine bool)) {
 	}
 }
 
+// pending is a Read started now, as a server always has one waiting (read
+// through the poller, what a line holds is only read, and a bad line only
+// answered, while a Read waits): its message, from the channel.
+func pending(t *testing.T, c mcp.Connection) <-chan jsonrpc.Message {
+	ch := make(chan jsonrpc.Message, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		msg, err := c.Read(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		ch <- msg
+	}()
+	return ch
+}
+
 func read(t *testing.T, c mcp.Connection) jsonrpc.Message {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -138,6 +157,7 @@ func TestServerStaysUp(t *testing.T) {
 		c, p := connect(t, func(r io.ReadCloser, w io.WriteCloser) *Transport {
 			return Server(r, w).WithMaxMessageBytes(100)
 		}, goroutine)
+		next := pending(t, c)
 		p.send(
 			"hello",
 			`{"jsonrpc":"2.0","id":`,
@@ -155,7 +175,7 @@ func TestServerStaysUp(t *testing.T) {
 				t.Errorf("answered %d to %v, want %d to %v", code, id, want.code, want.id)
 			}
 		}
-		req, ok := read(t, c).(*jsonrpc.Request)
+		req, ok := (<-next).(*jsonrpc.Request)
 		if !ok || req.Method != "ping" || req.ID.Raw() != int64(9) {
 			t.Fatalf("%#v", req)
 		}
@@ -186,20 +206,22 @@ func TestBatches(t *testing.T) {
 			t.Errorf("%s, want %s", got, want)
 		}
 
+		next := pending(t, c)
 		p.send(`[{"jsonrpc":"2.0","id":3,"method":"c","params":{"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"2026-07-28"}}}]`)
 		if code, _ := errorOf(t, p.next(t)); code != jsonrpc.CodeInvalidRequest {
 			t.Errorf("a batch of the 2026-07-28 era: %d", code)
 		}
 
 		p.send(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{}}`)
-		init := read(t, c).(*jsonrpc.Request)
+		init := (<-next).(*jsonrpc.Request)
 		c.Write(ctx, &jsonrpc.Response{ID: init.ID, Result: json.RawMessage(`{"protocolVersion":"2025-06-18"}`)})
 		p.next(t)
+		next = pending(t, c)
 		p.send(`[{"jsonrpc":"2.0","id":5,"method":"ping"}]`, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
 		if code, _ := errorOf(t, p.next(t)); code != jsonrpc.CodeInvalidRequest {
 			t.Errorf("a batch after 2025-06-18 was negotiated: %d", code)
 		}
-		if req := read(t, c).(*jsonrpc.Request); req.ID.Raw() != int64(6) {
+		if req := (<-next).(*jsonrpc.Request); req.ID.Raw() != int64(6) {
 			t.Errorf("%#v", req)
 		}
 	})
@@ -271,4 +293,38 @@ func TestCloseEndsRead(t *testing.T) {
 			t.Fatal("Read still waits after Close")
 		}
 	})
+}
+
+// TestPollerOwnsItsDescriptor: a pipe given to Server is read through the
+// poller (it once fell back to a reading goroutine when the pipe was
+// already non-blocking), from a descriptor of its own: the caller's File
+// collected closes nothing of the server's, and closing the connection
+// closes the caller's end too.
+func TestPollerOwnsItsDescriptor(t *testing.T) {
+	r, theyW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer theyW.Close()
+	c, err := Server(r, io.Discard).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.(*conn).deadline == nil {
+		t.Fatal("the pipe is read by a goroutine, not through the poller")
+	}
+	r = nil
+	for range 3 {
+		runtime.GC()
+	}
+	if _, err := theyW.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if req, ok := read(t, c).(*jsonrpc.Request); !ok || req.Method != "ping" {
+		t.Fatalf("%#v", req)
+	}
+	c.Close()
+	if _, err := theyW.Write([]byte("{}\n")); !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("writing after Close: %v, want EPIPE (a read end still open)", err)
+	}
 }
