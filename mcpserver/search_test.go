@@ -174,19 +174,25 @@ func toolSearchCost(t *testing.T, catalog map[string][]json.RawMessage) {
 	c := counter(t, "o200k_base")
 	// folio's own tools as the binary offers them (search_docs too), in
 	// each era: the 2026-07-28 one's results carry more.
-	listTokens := func(mode, era string) (int, int) {
+	// It says how many servers find_tools' description names, too.
+	listTokens := func(mode, era string) (tokens, tools, named int) {
 		written := writtenToolsList(t, e.server(t, serverOpts{local: true, docs: true, gateway: g, toolSearch: mode}), era)
 		var list mcp.ListToolsResult
 		if err := json.Unmarshal(written, &list); err != nil {
 			t.Fatal(err)
 		}
-		return c.Count(string(written)), len(list.Tools)
+		for _, tool := range list.Tools {
+			if _, lines, ok := strings.Cut(tool.Description, " Servers:\n"); ok && tool.Name == "find_tools" {
+				named = strings.Count(lines, "\n") + 1 - strings.Count(lines, "\n(and ")
+			}
+		}
+		return c.Count(string(written)), len(list.Tools), named
 	}
 	for _, era := range []string{sessionEra, sessionlessProtocol} {
-		offTokens, offTools := listTokens(SearchOff, era)
-		onTokens, onTools := listTokens(SearchOn, era)
-		autoTokens, _ := listTokens(SearchAuto, era)
-		t.Logf("%d servers, %s: tools/list of %d tools: %d tokens; in search mode %d tools, %d tokens (%.1f%% of it)", len(servers), era, offTools, offTokens, onTools, onTokens, 100*float64(onTokens)/float64(offTokens))
+		offTokens, offTools, _ := listTokens(SearchOff, era)
+		onTokens, onTools, named := listTokens(SearchOn, era)
+		autoTokens, _, _ := listTokens(SearchAuto, era)
+		t.Logf("%d servers, %s: tools/list of %d tools: %d tokens; in search mode %d tools, %d tokens (%.1f%% of it), %d servers named", len(servers), era, offTools, offTokens, onTools, onTokens, 100*float64(onTokens)/float64(offTokens), named)
 		if onTokens > toolsListBudget || autoTokens != onTokens || offTools < 200 {
 			t.Errorf("%s: search mode's tools/list: %d tokens (auto %d), over %d", era, onTokens, autoTokens, toolsListBudget)
 		}
