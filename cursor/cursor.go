@@ -16,7 +16,7 @@ import (
 var (
 	// ErrInvalid: the cursor is malformed, was changed, was signed by no
 	// key of the ring, or was issued for another URI or subject.
-	ErrInvalid = toolerr.NewKind(toolerr.CodeInvalidCursor, "invalid cursor", "the cursor is not valid for this file and caller (%v); pass next_cursor from the previous page unchanged, with the same uri, or restart without a cursor")
+	ErrInvalid = toolerr.NewKind(toolerr.CodeInvalidCursor, "invalid cursor", "the cursor is not valid for this file and caller (%v); pass next_cursor from the previous page unchanged, with the same path, or restart without a cursor")
 	// ErrExpired: the cursor is genuine but older than the TTL.
 	ErrExpired = toolerr.NewKind(toolerr.CodeCursorExpired, "cursor expired", "the cursor has expired; restart the read without a cursor")
 	// ErrChanged: the cursor was issued for this URI and subject, but for

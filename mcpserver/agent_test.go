@@ -18,14 +18,14 @@ func TestAgentPaths(t *testing.T) {
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, e.fs.Roots()[0]) {
 		t.Errorf("the instructions do not name the root: %s", ins)
 	}
-	l := listing(t, call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.go", "details": true}))
+	l := listing(t, call(t, cs, "list", map[string]any{"path": "net/http", "glob": "*.go", "details": true}))
 	if len(l.Entries) != 1 || l.Entries[0].Path != "net/http/server.go" {
 		t.Errorf("glob relative to uri: %+v", l)
 	}
 	if _, err := time.Parse(time.RFC3339, l.Entries[0].MTime); err != nil {
 		t.Errorf("mtime %q: %v", l.Entries[0].MTime, err)
 	}
-	l = listing(t, call(t, cs, "list", map[string]any{"uri": "net/http", "glob": "*.rs"}))
+	l = listing(t, call(t, cs, "list", map[string]any{"path": "net/http", "glob": "*.rs"}))
 	if len(l.Entries) != 0 || !strings.Contains(l.Note, "matched none of the 2 entries") {
 		t.Errorf("a glob that matches nothing: %+v", l)
 	}
@@ -37,7 +37,7 @@ func TestAgentPaths(t *testing.T) {
 	if !strings.Contains(g.Note, "matched none of the 3 files") {
 		t.Errorf("a grep glob that matches nothing: %+v", g)
 	}
-	r := call(t, cs, "read", map[string]any{"uri": "/etc/hostname"})
+	r := call(t, cs, "read", map[string]any{"path": "/etc/hostname"})
 	if r.code != "not_found" || !strings.Contains(r.text, "outside the served roots") {
 		t.Errorf("a path outside the roots: %s", r.text)
 	}

@@ -84,12 +84,12 @@ func TestSymlinkSwapRace(t *testing.T) {
 				method string
 				args   map[string]any
 			}{
-				{"read", map[string]any{"uri": "docs/config", "max_tokens": 1000}},
-				{"read", map[string]any{"uri": "docs/config"}},
-				{"read", map[string]any{"uris": []string{"docs/config", "docs/HEAD"}}},
+				{"read", map[string]any{"path": "docs/config", "max_tokens": 1000}},
+				{"read", map[string]any{"path": "docs/config"}},
+				{"read", map[string]any{"paths": []string{"docs/config", "docs/HEAD"}}},
 				{"grep", map[string]any{"pattern": "SECRET", "path": "docs"}},
 				{"grep", map[string]any{"pattern": "SECRET"}},
-				{"list", map[string]any{"uri": "docs"}},
+				{"list", map[string]any{"path": "docs"}},
 				{"list", map[string]any{"recursive": true}},
 				{"resources/read", nil},
 				{"resources/list", nil},
@@ -152,8 +152,8 @@ func TestDenyListOverHTTP(t *testing.T) {
 	tok := e.addToken(t, "alice")
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
 	for _, name := range secrets {
-		wantCode(t, call(t, cs, "read", map[string]any{"uri": name}), "not_found")
-		wantCode(t, call(t, cs, "read", map[string]any{"uri": name, "max_tokens": 500}), "not_found")
+		wantCode(t, call(t, cs, "read", map[string]any{"path": name}), "not_found")
+		wantCode(t, call(t, cs, "read", map[string]any{"path": name, "max_tokens": 500}), "not_found")
 	}
 	for _, r := range []result{
 		call(t, cs, "grep", map[string]any{"pattern": "SECRET"}),
@@ -314,18 +314,18 @@ func TestLineReadBound(t *testing.T) {
 	e.write(t, "f.txt", text)
 	tok := e.addToken(t, "alice")
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), tok, nil)
-	uris := make([]string, wire.MaxURIs)
+	uris := make([]string, wire.MaxPaths)
 	for i := range uris {
 		uris[i] = "f.txt"
 	}
-	r := call(t, cs, "read", map[string]any{"uris": uris})
+	r := call(t, cs, "read", map[string]any{"paths": uris})
 	read, rest, _ := strings.Cut(r.text, "[folio] the answer's cap")
 	n := counter(t, tokencount.O200kBase).Count(read)
 	if n > reader.DefaultLineMaxTokens || n < reader.DefaultLineMaxTokens*9/10 {
 		t.Errorf("uris: %d tokens, cap %d", n, reader.DefaultLineMaxTokens)
 	}
 	files := strings.Count(read, "=== ")
-	if files < 2 || strings.Count(read, "stopped at the token cap") != 1 || strings.Count(rest, "f.txt") != wire.MaxURIs-files {
+	if files < 2 || strings.Count(read, "stopped at the token cap") != 1 || strings.Count(rest, "f.txt") != wire.MaxPaths-files {
 		t.Errorf("uris: %d files read, the last cut, the others named as not read: %.300s … %.300s", files, read, rest)
 	}
 
@@ -341,8 +341,8 @@ func TestLineReadBound(t *testing.T) {
 
 	const bound = 32 << 10
 	cs = dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{maxAnswerBytes: bound})), tok, nil)
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "f.txt"}), "too_large")
-	if r := call(t, cs, "read", map[string]any{"uri": "f.txt", "offset": 10, "limit": 5}); r.isError {
+	wantCode(t, call(t, cs, "read", map[string]any{"path": "f.txt"}), "too_large")
+	if r := call(t, cs, "read", map[string]any{"path": "f.txt", "offset": 10, "limit": 5}); r.isError {
 		t.Errorf("a few lines of a large file: %s", r.text)
 	}
 	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file://" + filepath.Join(e.dir, "f.txt")})
@@ -596,11 +596,11 @@ func TestReadMemoryOverHTTP(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, err := cs.CallTool(ctx, toolCall("read", map[string]any{"uri": "wanted.txt", "max_tokens": 100})); err == nil {
+	if _, err := cs.CallTool(ctx, toolCall("read", map[string]any{"path": "wanted.txt", "max_tokens": 100})); err == nil {
 		t.Fatal("a read went through while the read memory was full")
 	}
 	held.Release()
-	if r := call(t, cs, "read", map[string]any{"uri": "wanted.txt", "max_tokens": 100}); r.isError {
+	if r := call(t, cs, "read", map[string]any{"path": "wanted.txt", "max_tokens": 100}); r.isError {
 		t.Fatalf("after the memory was given back: %s", r.text)
 	}
 }

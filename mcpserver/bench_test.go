@@ -72,7 +72,7 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 		// Every cursor of the file, to read continuation pages anywhere in it.
 		cs := dial(b, url, tok, nil)
 		var cursors []string
-		args := map[string]any{"uri": "big.go", "max_tokens": 2000}
+		args := map[string]any{"path": "big.go", "max_tokens": 2000}
 		for {
 			r := call(b, cs, "read", args)
 			p, err := pager.Decode([]byte(r.text))
@@ -102,7 +102,7 @@ func BenchmarkContinuationHTTP(b *testing.B) {
 						for i := c; i < b.N; i += clients {
 							t0 := time.Now()
 							res, err := sessions[c].CallTool(context.Background(), toolCall("read", map[string]any{
-								"uri": "big.go", "max_tokens": 2000, "cursor": cursors[i%len(cursors)]}))
+								"path": "big.go", "max_tokens": 2000, "cursor": cursors[i%len(cursors)]}))
 							if err != nil || res.IsError {
 								b.Error(err, res)
 								return

@@ -35,7 +35,7 @@ func TestVersionConflict(t *testing.T) {
 	p := filepath.Join(e.dir, "f.md")
 	info, _ := os.Stat(p)
 	cs := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{})), "", nil)
-	r := call(t, cs, "read", map[string]any{"uri": "f.md", "max_tokens": 500})
+	r := call(t, cs, "read", map[string]any{"path": "f.md", "max_tokens": 500})
 	page, err := pager.Decode([]byte(r.text))
 	if err != nil || !page.HasMore {
 		t.Fatalf("first page: %v %q", err, r.text)
@@ -46,14 +46,14 @@ func TestVersionConflict(t *testing.T) {
 	if now, _ := os.Stat(p); now.Size() != info.Size() || !now.ModTime().Equal(info.ModTime()) {
 		t.Fatal("the rewrite changed size or mtime")
 	}
-	next := map[string]any{"uri": "f.md", "max_tokens": 500, "cursor": *page.NextCursor}
+	next := map[string]any{"path": "f.md", "max_tokens": 500, "cursor": *page.NextCursor}
 	r = call(t, cs, "read", next)
 	wantCode(t, r, toolerr.CodeVersionConflict)
 	if strings.Contains(r.text, "B-line") {
 		t.Fatal("the conflict leaks text of the new version")
 	}
 	// Repeating the restart works on the new version.
-	r = call(t, cs, "read", map[string]any{"uri": "f.md", "max_tokens": 500})
+	r = call(t, cs, "read", map[string]any{"path": "f.md", "max_tokens": 500})
 	if r.isError || !strings.Contains(r.text, "B-line") {
 		t.Fatalf("restart: %s", r.text)
 	}
@@ -70,27 +70,27 @@ func TestCursorBinding(t *testing.T) {
 	alice, bob := e.addToken(t, "alice"), e.addToken(t, "bob")
 	url := serveHTTP(t, e.server(t, serverOpts{}))
 	ca, cb := dialHTTP(t, url, alice, nil), dialHTTP(t, url, bob, nil)
-	r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400})
+	r := call(t, ca, "read", map[string]any{"path": "a.md", "max_tokens": 400})
 	page, _ := pager.Decode([]byte(r.text))
 	cur := *page.NextCursor
 	// The cursor works for its owner, on its file, and gives the same page
 	// every time (seed check 3).
-	again := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur})
+	again := call(t, ca, "read", map[string]any{"path": "a.md", "max_tokens": 400, "cursor": cur})
 	if again.isError {
 		t.Fatal(again.text)
 	}
-	if r := call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}); r.text != again.text {
+	if r := call(t, ca, "read", map[string]any{"path": "a.md", "max_tokens": 400, "cursor": cur}); r.text != again.text {
 		t.Fatalf("a repeated cursor gave another page:\n%s\n%s", again.text, r.text)
 	}
-	wantCode(t, call(t, ca, "read", map[string]any{"uri": "b.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
-	wantCode(t, call(t, cb, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, ca, "read", map[string]any{"path": "b.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, cb, "read", map[string]any{"path": "a.md", "max_tokens": 400, "cursor": cur}), toolerr.CodeInvalidCursor)
 	for i := range len(cur) {
 		c := byte('A')
 		if cur[i] == 'A' {
 			c = 'B'
 		}
 		bad := cur[:i] + string(c) + cur[i+1:]
-		wantCode(t, call(t, ca, "read", map[string]any{"uri": "a.md", "max_tokens": 400, "cursor": bad}), toolerr.CodeInvalidCursor)
+		wantCode(t, call(t, ca, "read", map[string]any{"path": "a.md", "max_tokens": 400, "cursor": bad}), toolerr.CodeInvalidCursor)
 	}
 }
 
@@ -106,9 +106,9 @@ func TestArguments(t *testing.T) {
 	lVersion := hashOf(t, filepath.Join(e.fs.Roots()[0], "l.txt"))
 	more := func(offset, limit int) string {
 		if limit == 0 {
-			return fmt.Sprintf(`; more: read {"uri":"l.txt","offset":%d}`, offset)
+			return fmt.Sprintf(`; more: read {"path":"l.txt","offset":%d}`, offset)
 		}
-		return fmt.Sprintf(`; more: read {"uri":"l.txt","offset":%d,"limit":%d}`, offset, limit)
+		return fmt.Sprintf(`; more: read {"path":"l.txt","offset":%d,"limit":%d}`, offset, limit)
 	}
 	footer := func(first, last int, tail string) string {
 		return fmt.Sprintf("[folio] lines %d-%d of 4%s", first, last, tail)
@@ -120,12 +120,12 @@ func TestArguments(t *testing.T) {
 		tail  string
 		next  int
 	}{
-		{"whole file", map[string]any{"uri": "l.txt"}, "zero\r\none\ntwo\nthree", footer(1, 4, "; end of file"), 0},
-		{"offset", map[string]any{"uri": "l.txt", "offset": 2}, "one\ntwo\nthree", footer(2, 4, "; end of file"), 0},
-		{"offset 0 is the start", map[string]any{"uri": "l.txt", "offset": 0, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
-		{"offset and limit", map[string]any{"uri": "l.txt", "offset": 2, "limit": 2}, "one\ntwo\n", footer(2, 3, more(4, 2)), 4},
-		{"tail", map[string]any{"uri": "l.txt", "offset": -2}, "two\nthree", footer(3, 4, "; end of file"), 0},
-		{"by URI", map[string]any{"uri": lURI, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
+		{"whole file", map[string]any{"path": "l.txt"}, "zero\r\none\ntwo\nthree", footer(1, 4, "; end of file"), 0},
+		{"offset", map[string]any{"path": "l.txt", "offset": 2}, "one\ntwo\nthree", footer(2, 4, "; end of file"), 0},
+		{"offset 0 is the start", map[string]any{"path": "l.txt", "offset": 0, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
+		{"offset and limit", map[string]any{"path": "l.txt", "offset": 2, "limit": 2}, "one\ntwo\n", footer(2, 3, more(4, 2)), 4},
+		{"tail", map[string]any{"path": "l.txt", "offset": -2}, "two\nthree", footer(3, 4, "; end of file"), 0},
+		{"by URI", map[string]any{"path": lURI, "limit": 1}, "zero\r\n", footer(1, 1, more(2, 1)), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, cs, "read", tc.args)
@@ -141,12 +141,12 @@ func TestArguments(t *testing.T) {
 			}
 		})
 	}
-	r := call(t, cs, "read", map[string]any{"uris": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1})
+	r := call(t, cs, "read", map[string]any{"paths": []string{"l.txt", "missing.txt", "m.txt"}, "limit": 1})
 	want := "=== l.txt ===\nzero\r\n\n" + footer(1, 1, more(2, 1)) + "\n=== missing.txt ===\n{\"error\":{\"code\":\"not_found\",\"message\":\"no such file: \\\"missing.txt\\\" is not a visible file under the served roots; check the path, or list the directory\"}}\n=== m.txt ===\nonly\n\n[folio] lines 1-1 of 1; end of file\n"
 	if r.isError || r.text != want {
-		t.Fatalf("uris: got %q\nwant %q", r.text, want)
+		t.Fatalf("paths: got %q\nwant %q", r.text, want)
 	}
-	r = call(t, cs, "read", map[string]any{"uri": "l.txt", "offset": 9})
+	r = call(t, cs, "read", map[string]any{"path": "l.txt", "offset": 9})
 	if wantCode(t, r, toolerr.CodeInvalidArgument); !strings.Contains(r.text, "past the end") || !strings.Contains(r.text, "it has 4 lines") {
 		t.Fatalf("past the end: %s", r.text)
 	}
@@ -154,32 +154,36 @@ func TestArguments(t *testing.T) {
 		name string
 		args map[string]any
 	}{
-		{"max_tokens with offset", map[string]any{"uri": "l.txt", "max_tokens": 100, "offset": 1}},
-		{"max_tokens with limit", map[string]any{"uri": "l.txt", "max_tokens": 100, "limit": 1}},
-		{"cursor with offset", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "x", "offset": 1}},
-		{"max_tokens with uris", map[string]any{"uris": []string{"l.txt"}, "max_tokens": 100}},
-		{"cursor without max_tokens", map[string]any{"uri": "l.txt", "cursor": "x"}},
-		{"uri and uris", map[string]any{"uri": "l.txt", "uris": []string{"l.txt"}}},
+		{"max_tokens with offset", map[string]any{"path": "l.txt", "max_tokens": 100, "offset": 1}},
+		{"max_tokens with limit", map[string]any{"path": "l.txt", "max_tokens": 100, "limit": 1}},
+		{"cursor with offset", map[string]any{"path": "l.txt", "max_tokens": 100, "cursor": "x", "offset": 1}},
+		{"max_tokens with paths", map[string]any{"paths": []string{"l.txt"}, "max_tokens": 100}},
+		{"cursor without max_tokens", map[string]any{"path": "l.txt", "cursor": "x"}},
+		{"path and paths", map[string]any{"path": "l.txt", "paths": []string{"l.txt"}}},
+		{"path and its former name, uri, naming different files", map[string]any{"path": "l.txt", "uri": "m.txt"}},
+		{"paths and its former name, uris, naming different files", map[string]any{"paths": []string{"l.txt"}, "uris": []string{"m.txt"}}},
+		{"uri and paths", map[string]any{"uri": "l.txt", "paths": []string{"m.txt"}}},
+		{"uri of the wrong type", map[string]any{"uri": 5}},
 		{"nothing", map[string]any{}},
-		{"zero budget", map[string]any{"uri": "l.txt", "max_tokens": 0}},
-		{"zero limit", map[string]any{"uri": "l.txt", "limit": 0}},
-		{"line without max_tokens", map[string]any{"uri": "l.txt", "line": 2}},
-		{"line with cursor", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "x", "line": 2}},
-		{"unknown format", map[string]any{"uri": "l.txt", "max_tokens": 100, "format": "yaml"}},
-		{"wrong type", map[string]any{"uri": "l.txt", "max_tokens": "2000"}},
-		{"unknown argument", map[string]any{"uri": "l.txt", "max_token": 2000}},
-		{"too many uris", map[string]any{"uris": make([]string, wire.MaxURIs+1)}},
+		{"zero budget", map[string]any{"path": "l.txt", "max_tokens": 0}},
+		{"zero limit", map[string]any{"path": "l.txt", "limit": 0}},
+		{"line without max_tokens", map[string]any{"path": "l.txt", "line": 2}},
+		{"line with cursor", map[string]any{"path": "l.txt", "max_tokens": 100, "cursor": "x", "line": 2}},
+		{"unknown format", map[string]any{"path": "l.txt", "max_tokens": 100, "format": "yaml"}},
+		{"wrong type", map[string]any{"path": "l.txt", "max_tokens": "2000"}},
+		{"unknown argument", map[string]any{"path": "l.txt", "max_token": 2000}},
+		{"too many paths", map[string]any{"paths": make([]string, wire.MaxPaths+1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantCode(t, call(t, cs, "read", tc.args), toolerr.CodeInvalidArgument)
 		})
 	}
-	r = call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 20})
+	r = call(t, cs, "read", map[string]any{"path": "l.txt", "max_tokens": 20})
 	wantCode(t, r, toolerr.CodeBudgetTooSmall)
 	if !strings.Contains(r.text, "at least") {
 		t.Fatalf("budget_too_small does not name the smallest budget: %s", r.text)
 	}
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "l.txt", "max_tokens": 100, "cursor": "not-a-cursor"}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, cs, "read", map[string]any{"path": "l.txt", "max_tokens": 100, "cursor": "not-a-cursor"}), toolerr.CodeInvalidCursor)
 }
 
 // TestConfinement: nothing outside the roots is read through the protocol.
@@ -207,7 +211,7 @@ func TestConfinement(t *testing.T) {
 		".env",
 		"/etc/passwd",
 	} {
-		for _, args := range []map[string]any{{"uri": name}, {"uri": name, "max_tokens": 500}} {
+		for _, args := range []map[string]any{{"path": name}, {"path": name, "max_tokens": 500}} {
 			r := call(t, cs, "read", args)
 			if !r.isError || strings.Contains(r.text, "outside secret") || strings.Contains(r.text, "SECRET") {
 				t.Fatalf("%v: %s", args, r.text)
@@ -215,14 +219,14 @@ func TestConfinement(t *testing.T) {
 		}
 	}
 	done := make(chan result, 1)
-	go func() { done <- call(t, cs, "read", map[string]any{"uri": "fifo", "max_tokens": 500}) }()
+	go func() { done <- call(t, cs, "read", map[string]any{"path": "fifo", "max_tokens": 500}) }()
 	select {
 	case r := <-done:
 		wantCode(t, r, toolerr.CodeNotText)
 	case <-time.After(10 * time.Second):
 		t.Fatal("reading a FIFO hangs")
 	}
-	wantCode(t, call(t, cs, "list", map[string]any{"uri": "../"}), toolerr.CodeNotFound)
+	wantCode(t, call(t, cs, "list", map[string]any{"path": "../"}), toolerr.CodeNotFound)
 }
 
 // TestTokens: a call without a valid token is refused at the door; a
@@ -254,10 +258,10 @@ func TestTokens(t *testing.T) {
 		}
 	}
 	cs := dialHTTP(t, url, alice, nil)
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "other/b.md"}), toolerr.CodeNotFound)
-	r := call(t, cs, "read", map[string]any{"uri": "docs/a.md", "max_tokens": 200})
+	wantCode(t, call(t, cs, "read", map[string]any{"path": "other/b.md"}), toolerr.CodeNotFound)
+	r := call(t, cs, "read", map[string]any{"path": "docs/a.md", "max_tokens": 200})
 	page, _ := pager.Decode([]byte(r.text))
-	next := map[string]any{"uri": "docs/a.md", "max_tokens": 200, "cursor": *page.NextCursor}
+	next := map[string]any{"path": "docs/a.md", "max_tokens": 200, "cursor": *page.NextCursor}
 
 	// Narrow alice to other/**: the continuation stops once the file is
 	// read again, tokens.ReloadEvery after the last read.
@@ -267,14 +271,14 @@ func TestTokens(t *testing.T) {
 	}
 	clock = clock.Add(tokens.ReloadEvery)
 	wantCode(t, call(t, cs, "read", next), toolerr.CodeNotFound)
-	if r := call(t, cs, "read", map[string]any{"uri": "other/b.md"}); r.isError {
+	if r := call(t, cs, "read", map[string]any{"path": "other/b.md"}); r.isError {
 		t.Fatalf("the widened list: %s", r.text)
 	}
 
 	// Revoke every token: the session's next call is refused.
 	atomicfile.Write(e.tokens, []byte(`{"tokens":[]}`))
 	clock = clock.Add(tokens.ReloadEvery)
-	if _, err := cs.CallTool(context.Background(), toolCall("read", map[string]any{"uri": "other/b.md"})); err == nil {
+	if _, err := cs.CallTool(context.Background(), toolCall("read", map[string]any{"path": "other/b.md"})); err == nil {
 		t.Fatal("a revoked token still reads")
 	}
 
@@ -325,7 +329,7 @@ func TestHTTPGuards(t *testing.T) {
 	url := serveHTTP(t, e.server(t, serverOpts{}))
 	post := func(token, session, host string) int {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"uri":"a.md"}}}`
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.md"}}}`
 		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -361,7 +365,10 @@ func TestHTTPGuards(t *testing.T) {
 
 // TestToolSchemas ties each tool's input schema, as tools/list gives it,
 // to the argument struct its handler decodes (the same names, of the same
-// types) and to the limits the code enforces.
+// types, but for the former names the struct still takes, which the
+// schema does not offer), and to the limits the code enforces; no schema
+// closes itself to other names (the handler refuses those: see
+// TestArguments).
 func TestToolSchemas(t *testing.T) {
 	e := newEnv(t)
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, docs: true}), nil)
@@ -405,7 +412,8 @@ func TestToolSchemas(t *testing.T) {
 			} `json:"properties"`
 			AdditionalProperties *bool `json:"additionalProperties"`
 		}
-		if err := json.Unmarshal(raw, &schema); err != nil || schema.Type != "object" || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+		_, renamed := reflect.New(reflect.TypeOf(args)).Interface().(wire.Renamed)
+		if err := json.Unmarshal(raw, &schema); err != nil || schema.Type != "object" || schema.AdditionalProperties != nil {
 			t.Errorf("%s: schema %s", tool.Name, raw)
 			continue
 		}
@@ -413,6 +421,9 @@ func TestToolSchemas(t *testing.T) {
 		rt := reflect.TypeOf(args)
 		for i := range rt.NumField() {
 			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if renamed && (name == wire.FormerPathName || name == wire.FormerPathsName) {
+				continue
+			}
 			fields[name] = schemaType(rt.Field(i).Type)
 		}
 		for name, p := range schema.Properties {

@@ -14,7 +14,7 @@ import (
 	"github.com/folio-mcp/folio/wire"
 )
 
-const searchDocsDescription = `Answer a question from the served docs: the passages most likely to answer it, best first, within max_tokens. Each passage starts with a line "path:first-last @version § headings"; read {uri, line} goes on from it. A [folio] line says when nothing matches well.`
+const searchDocsDescription = `Answer a question from the served docs: the passages most likely to answer it, best first, within max_tokens. Each passage starts with a line "path:first-last @version § headings"; read {path, line} goes on from it. A [folio] line says when nothing matches well.`
 
 func init() {
 	register(&tool{

@@ -19,16 +19,25 @@ import (
 )
 
 // FuzzToolArguments: any arguments decode or fail as invalid_argument, and
-// a decoded mix is either refused as invalid_argument or is one clear mode.
+// a decoded mix, its former names renamed as a call's are, is either
+// refused as invalid_argument or is one clear mode.
 func FuzzToolArguments(f *testing.F) {
+	f.Add([]byte(`{"path":"a.md","max_tokens":2000}`))
+	f.Add([]byte(`{"paths":["a","b"],"offset":1,"limit":2}`))
+	f.Add([]byte(`{"path":"a","cursor":"x","max_tokens":1e3}`))
+	f.Add([]byte(`{"path":"a","recursive":true,"max_depth":2,"glob":"**/*.go"}`))
+	// By the former names, uri and uris.
 	f.Add([]byte(`{"uri":"a.md","max_tokens":2000}`))
-	f.Add([]byte(`{"uris":["a","b"],"offset":1,"limit":2}`))
-	f.Add([]byte(`{"uri":"a","cursor":"x","max_tokens":1e3}`))
-	f.Add([]byte(`{"uri":"a","recursive":true,"max_depth":2,"glob":"**/*.go"}`))
+	f.Add([]byte(`{"uris":["a","b"],"paths":["a","b"],"offset":1}`))
+	f.Add([]byte(`{"uri":"a","path":"b"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a wire.ReadArgs
-		if e := decodeArgs(b, &a); e != nil {
+		e := decodeArgs(b, &a)
+		if e == nil {
+			e = a.Rename()
+		}
+		if e != nil {
 			if e.Code != toolerr.CodeInvalidArgument {
 				t.Fatalf("code %s", e.Code)
 			}
@@ -38,7 +47,7 @@ func FuzzToolArguments(f *testing.F) {
 				if toolerr.From(err).Code != toolerr.CodeInvalidArgument {
 					t.Fatal(err)
 				}
-			} else if paged && (a.Offset != nil || a.Limit != nil || len(a.URIs) > 0 || *a.MaxTokens <= 0) {
+			} else if paged && (a.Offset != nil || a.Limit != nil || len(a.Paths) > 0 || *a.MaxTokens <= 0 || a.Path == "") {
 				t.Fatalf("paged with line arguments: %s", b)
 			}
 		}

@@ -114,7 +114,7 @@ func grepText(out search.Result, groups bool) (string, int) {
 		}
 	}
 	if cut != nil {
-		notes = append(notes, fmt.Sprintf(`lines over %d characters were cut: read one whole with read {"uri":%s,"line":%d,"max_tokens":2000}`, reader.MaxLineChars, quote(cut.Path), cut.Line))
+		notes = append(notes, fmt.Sprintf(`lines over %d characters were cut: read one whole with read {"path":%s,"line":%d,"max_tokens":2000}`, reader.MaxLineChars, quote(cut.Path), cut.Line))
 	}
 	for _, n := range notes {
 		b.WriteString("[folio] ")

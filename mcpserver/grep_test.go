@@ -233,14 +233,14 @@ func TestGrepLongLinesAndOddNames(t *testing.T) {
 	r := call(t, cs, "grep", map[string]any{"pattern": "needle"})
 	want := "dist/app.min.js\n2:" + long[:2000] + fmt.Sprintf("…[+%d characters]\n", len(long)-2000) +
 		"\n\"odd\\n5:fake.md\"\n1:needle here\n" +
-		`[folio] lines over 2000 characters were cut: read one whole with read {"uri":"dist/app.min.js","line":2,"max_tokens":2000}` + "\n"
+		`[folio] lines over 2000 characters were cut: read one whole with read {"path":"dist/app.min.js","line":2,"max_tokens":2000}` + "\n"
 	if r.text != want {
 		t.Fatalf("got\n%.400s\nwant\n%.400s", r.text, want)
 	}
 	if g := grepResult(t, r); len(g.Matches) != 2 || g.Matches[1].Path != "odd\n5:fake.md" {
 		t.Errorf("read back: %+v", g.Matches)
 	}
-	page := call(t, cs, "read", map[string]any{"uri": "dist/app.min.js", "line": 2, "max_tokens": 2000})
+	page := call(t, cs, "read", map[string]any{"path": "dist/app.min.js", "line": 2, "max_tokens": 2000})
 	if page.isError || !strings.Contains(page.text, "var a=1;needle;") {
 		t.Errorf("the call the note gives: %.300s", page.text)
 	}

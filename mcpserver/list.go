@@ -16,7 +16,7 @@ import (
 	"github.com/folio-mcp/folio/wire"
 )
 
-const listDescription = `List a directory under the served roots: one path per line, as read takes it, directories ending in "/". No uri: the first root (or the roots). details: JSON with sizes and mtimes. [folio] lines tell what was left out. A large listing folds into a handle for result_query.`
+const listDescription = `List a directory under the served roots: one path per line, as read takes it, directories ending in "/". No path: the first root (or the roots). details: JSON with sizes and mtimes. [folio] lines tell what was left out. A large listing folds into a handle for result_query.`
 
 // errFull stops a listing at its cap.
 var errFull = errors.New("listing full")
@@ -40,13 +40,13 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 			return s.toolError(err)
 		}
 	}
-	if roots := c.fs.Roots(); a.URI == "" && len(roots) > 1 {
+	if roots := c.fs.Roots(); a.Path == "" && len(roots) > 1 {
 		return s.listRoots(c, roots, a.Details)
 	}
-	if a.URI == "" {
-		a.URI = "."
+	if a.Path == "" {
+		a.Path = "."
 	}
-	d, err := c.fs.Resolve(a.URI)
+	d, err := c.fs.Resolve(a.Path)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -174,11 +174,11 @@ func (s *Server) listAnswer(c *caller, out wire.Listing, notes []string, details
 	return textResult(b.String()), nil
 }
 
-// listRoots answers a list without uri when several roots are served:
+// listRoots answers a list without path when several roots are served:
 // the roots themselves, by their absolute paths.
 func (s *Server) listRoots(c *caller, roots []string, details bool) (*mcp.CallToolResult, error) {
 	out := wire.Listing{Entries: []wire.Entry{}}
-	note := "several roots are served: list one with uri set to its path"
+	note := "several roots are served: list one with path set to it"
 	for _, root := range roots {
 		d, err := c.fs.Resolve(root)
 		if err != nil {

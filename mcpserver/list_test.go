@@ -81,7 +81,7 @@ func TestList(t *testing.T) {
 		{"top", map[string]any{}, "README.md docs/ keys/ net/"},
 		{"recursive", map[string]any{"recursive": true}, "README.md docs/ docs/a.md docs/b.go docs/deep/ docs/deep/c.md keys/ net/ net/http/ net/http/server.go"},
 		{"depth 2", map[string]any{"recursive": true, "max_depth": 2}, "README.md docs/ docs/a.md docs/b.go docs/deep/ keys/ net/ net/http/"},
-		{"subdirectory", map[string]any{"uri": "docs"}, "docs/a.md docs/b.go docs/deep/"},
+		{"subdirectory", map[string]any{"path": "docs"}, "docs/a.md docs/b.go docs/deep/"},
 		{"glob", map[string]any{"recursive": true, "glob": "**/*.md"}, "README.md docs/a.md docs/deep/c.md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,7 +90,7 @@ func TestList(t *testing.T) {
 			}
 		})
 	}
-	l := listing(t, call(t, local, "list", map[string]any{"uri": "net/http", "details": true}))
+	l := listing(t, call(t, local, "list", map[string]any{"path": "net/http", "details": true}))
 	if *l.Entries[0].Size != 1234 || l.Entries[0].MTime == "" || !strings.HasPrefix(l.URI, "file:///") || !strings.HasSuffix(l.URI, "/net/http") || l.Root+"/net/http" != l.URI {
 		t.Fatalf("%+v", l)
 	}
@@ -99,21 +99,21 @@ func TestList(t *testing.T) {
 	if got := paths(listing(t, call(t, ca, "list", map[string]any{"recursive": true}))); got != "README.md docs/ docs/a.md docs/b.go docs/deep/ docs/deep/c.md" {
 		t.Fatalf("alice sees %s", got)
 	}
-	wantCode(t, call(t, ca, "list", map[string]any{"uri": "net"}), toolerr.CodeNotFound)
+	wantCode(t, call(t, ca, "list", map[string]any{"path": "net"}), toolerr.CodeNotFound)
 
 	// The cap, said out loud.
 	for i := range 30 {
 		e.write(t, fmt.Sprintf("many/%02d.txt", i), "")
 	}
-	l = listing(t, call(t, local, "list", map[string]any{"uri": "many", "max_entries": 10}))
+	l = listing(t, call(t, local, "list", map[string]any{"path": "many", "max_entries": 10}))
 	if len(l.Entries) != 10 || !l.Truncated || l.Note == "" || l.Entries[9].Path != "many/09.txt" {
 		t.Fatalf("%+v", l)
 	}
-	if l := listing(t, call(t, local, "list", map[string]any{"uri": "many"})); len(l.Entries) != 30 || l.Truncated {
+	if l := listing(t, call(t, local, "list", map[string]any{"path": "many"})); len(l.Entries) != 30 || l.Truncated {
 		t.Fatalf("%d entries, truncated %v", len(l.Entries), l.Truncated)
 	}
 	for _, args := range []map[string]any{
-		{"uri": "README.md"},
+		{"path": "README.md"},
 		{"max_entries": 0},
 		{"max_entries": wire.MaxEntriesLimit + 1},
 		{"max_depth": 2},
@@ -143,7 +143,7 @@ func TestListCost(t *testing.T) {
 	e.write(t, "build.log", "x")
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, threshold: 1 << 20}), nil)
 	c := counter(t, tokencount.O200kBase)
-	for _, args := range []map[string]any{{}, {"uri": "httptest"}, {"uri": "cgi", "recursive": true}, {"recursive": true}} {
+	for _, args := range []map[string]any{{}, {"path": "httptest"}, {"path": "cgi", "recursive": true}, {"recursive": true}} {
 		label := fmt.Sprint(args)
 		r := call(t, cs, "list", args)
 		l := listing(t, r)
@@ -179,7 +179,7 @@ func TestIgnoredSaySo(t *testing.T) {
 		want string
 	}{
 		{"list", map[string]any{}, ".gitignore\nsrc/\n[folio] 2 ignored paths not listed (debug.log by .gitignore \"*.log\", target/ by .gitignore \"target/\"): list one by its path to see it\n"},
-		{"list", map[string]any{"uri": "target", "recursive": true}, "target/debug/\ntarget/debug/app.d\n[folio] target/ is ignored by .gitignore \"target/\": listed as asked, but a listing or search above it leaves it out\n"},
+		{"list", map[string]any{"path": "target", "recursive": true}, "target/debug/\ntarget/debug/app.d\n[folio] target/ is ignored by .gitignore \"target/\": listed as asked, but a listing or search above it leaves it out\n"},
 		{"grep", map[string]any{"pattern": "needle"}, "[folio] no matches in 2 files searched\n[folio] 2 ignored paths not searched (debug.log by .gitignore \"*.log\", target/ by .gitignore \"target/\"): name one as path to search it\n"},
 		{"grep", map[string]any{"pattern": "needle", "path": "target"}, "target/debug/app.d\n1:needle\n"},
 	} {

@@ -40,7 +40,7 @@ func readAllPages(t *testing.T, cs *mcp.ClientSession, uri string, maxTokens int
 	t.Helper()
 	var b strings.Builder
 	version := ""
-	args := map[string]any{"uri": uri, "max_tokens": maxTokens, "format": "json"}
+	args := map[string]any{"path": uri, "max_tokens": maxTokens, "format": "json"}
 	for i := 0; ; i++ {
 		r := call(t, cs, wire.Read, args)
 		if r.isError {
@@ -62,7 +62,7 @@ func readAllPages(t *testing.T, cs *mcp.ClientSession, uri string, maxTokens int
 		if !p.HasMore {
 			return b.String(), version
 		}
-		args = map[string]any{"uri": uri, "max_tokens": maxTokens, "cursor": p.NextCursor, "format": "json"}
+		args = map[string]any{"path": uri, "max_tokens": maxTokens, "cursor": p.NextCursor, "format": "json"}
 	}
 }
 
@@ -133,16 +133,16 @@ func TestMadeLLMsTxt(t *testing.T) {
 	if !strings.Contains(string(wantIndex), "- [Start](guide/start.md): Begin here.\n") || strings.Contains(string(wantIndex), "private") {
 		t.Errorf("llms.txt:\n%s", wantIndex)
 	}
-	lines := call(t, cs, wire.Read, map[string]any{"uri": index, "offset": 1, "limit": 3})
+	lines := call(t, cs, wire.Read, map[string]any{"path": index, "offset": 1, "limit": 3})
 	if lines.isError || !strings.HasPrefix(lines.text, "# Gadget\n\n> Gadget does things. Well.\n\n[folio] lines 1-3 of ") {
 		t.Errorf("lines of llms.txt: %s", lines.text)
 	}
 	// A relative name is the first root's; one outside the roots is none.
-	if r := call(t, cs, wire.Read, map[string]any{"uri": "llms.txt", "max_tokens": 2000}); r.isError || !strings.Contains(r.text, `"uri":"`+index+`"`) {
+	if r := call(t, cs, wire.Read, map[string]any{"path": "llms.txt", "max_tokens": 2000}); r.isError || !strings.Contains(r.text, `"uri":"`+index+`"`) {
 		t.Errorf("read llms.txt: %.300s", r.text)
 	}
 	for _, name := range []string{"/llms.txt", "file:///llms.txt", "guide/llms.txt", root + "/guide/llms-full.txt"} {
-		wantCode(t, call(t, cs, wire.Read, map[string]any{"uri": name, "max_tokens": 500}), "not_found")
+		wantCode(t, call(t, cs, wire.Read, map[string]any{"path": name, "max_tokens": 500}), "not_found")
 	}
 	// bob's allow list does not hold llms.txt: it is not there for him.
 	bcs := dialHTTP(t, url, bob, nil)
@@ -151,7 +151,7 @@ func TestMadeLLMsTxt(t *testing.T) {
 			t.Fatalf("bob lists %v (%v)", res, err)
 		}
 	}
-	wantCode(t, call(t, bcs, wire.Read, map[string]any{"uri": index, "max_tokens": 500}), "not_found")
+	wantCode(t, call(t, bcs, wire.Read, map[string]any{"path": index, "max_tokens": 500}), "not_found")
 }
 
 // TestRealLLMsTxtWins: a root's own llms.txt is served as it is, and
@@ -190,7 +190,7 @@ func TestMadeLLMsTxtChanges(t *testing.T) {
 	s := e.server(t, serverOpts{local: true})
 	cs := dialMemory(t, s, nil)
 	full := wire.FileURI(filepath.Join(e.fs.Roots()[0], "llms-full.txt"))
-	first := call(t, cs, wire.Read, map[string]any{"uri": full, "max_tokens": 200, "format": "json"})
+	first := call(t, cs, wire.Read, map[string]any{"path": full, "max_tokens": 200, "format": "json"})
 	var p struct {
 		NextCursor string `json:"next_cursor"`
 	}
@@ -198,7 +198,7 @@ func TestMadeLLMsTxtChanges(t *testing.T) {
 		t.Fatalf("first page: %s", first.text)
 	}
 	e.write(t, "guide/more.md", "# More\n\nChanged.\n")
-	wantCode(t, call(t, cs, wire.Read, map[string]any{"uri": full, "max_tokens": 200, "cursor": p.NextCursor, "format": "json"}), "version_conflict")
+	wantCode(t, call(t, cs, wire.Read, map[string]any{"path": full, "max_tokens": 200, "cursor": p.NextCursor, "format": "json"}), "version_conflict")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -41,7 +41,7 @@ func TestConcurrentClients(t *testing.T) {
 			}
 			defer cs.Close()
 			var got strings.Builder
-			args := map[string]any{"uri": fmt.Sprintf("f%02d.md", i), "max_tokens": 300}
+			args := map[string]any{"path": fmt.Sprintf("f%02d.md", i), "max_tokens": 300}
 			for {
 				res, err := cs.CallTool(context.Background(), toolCall("read", args))
 				if err != nil {
@@ -86,7 +86,7 @@ func TestStatelessReplicas(t *testing.T) {
 	a := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{stateless: true})), tok, nil)
 	b := dialHTTP(t, serveHTTP(t, e.server(t, serverOpts{stateless: true})), tok, nil)
 	var got strings.Builder
-	args := map[string]any{"uri": "r.md", "max_tokens": 500}
+	args := map[string]any{"path": "r.md", "max_tokens": 500}
 	n := 0
 	for ; ; n++ {
 		cs := a
@@ -113,9 +113,9 @@ func TestStatelessReplicas(t *testing.T) {
 	ring, _ := cursor.NewRing([]byte(strings.Repeat("k", cursor.KeyLen)))
 	other.ring = ring
 	c := dialHTTP(t, serveHTTP(t, other.server(t, serverOpts{stateless: true})), tok, nil)
-	r := call(t, a, "read", map[string]any{"uri": "r.md", "max_tokens": 500})
+	r := call(t, a, "read", map[string]any{"path": "r.md", "max_tokens": 500})
 	p, _ := pager.Decode([]byte(r.text))
-	wantCode(t, call(t, c, "read", map[string]any{"uri": "r.md", "max_tokens": 500, "cursor": *p.NextCursor}), "invalid_cursor")
+	wantCode(t, call(t, c, "read", map[string]any{"path": "r.md", "max_tokens": 500, "cursor": *p.NextCursor}), "invalid_cursor")
 }
 
 // TestToolAnnotations: every tool is read-only and closed-world. (The

@@ -38,7 +38,7 @@ func TestObserveBoundsWhatClientsSend(t *testing.T) {
 	e := newEnv(t)
 	e.write(t, "a.md", "# A\n")
 	cs := dialMemory(t, e.server(t, serverOpts{local: true, telemetry: in}), nil)
-	call(t, cs, "read", map[string]any{"uri": "a.md", "max_tokens": 100})
+	call(t, cs, "read", map[string]any{"path": "a.md", "max_tokens": 100})
 	for i := range 50 {
 		cs.CallTool(context.Background(), toolCall("made_up_"+strings.Repeat("x", i), nil)) // an error: no such tool
 	}
@@ -98,7 +98,7 @@ func TestObserveReadsTheWire(t *testing.T) {
 	endpoint := serveHTTP(t, s)
 	for _, era := range []string{sessionEra, "2026-07-28"} {
 		for _, cs := range []*mcp.ClientSession{dialMemoryEra(t, s, era, nil), dialHTTPEra(t, endpoint, "", era, nil)} {
-			call(t, cs, "read", map[string]any{"uri": "a.md", "max_tokens": 100})
+			call(t, cs, "read", map[string]any{"path": "a.md", "max_tokens": 100})
 			cs.Close()
 		}
 	}
@@ -223,7 +223,7 @@ func BenchmarkWiredRequest(b *testing.B) {
 // client's address left in its header, and all three read by observe.
 func BenchmarkWireHTTP(b *testing.B) {
 	s := Server{cfg: Config{Telemetry: &telemetry.Instruments{}}}
-	body := []byte(`{"jsonrpc":"2.0","id":1234,"method":"tools/call","params":{"name":"read","arguments":{"uri":"docs/a.md","max_tokens":2000}}}`)
+	body := []byte(`{"jsonrpc":"2.0","id":1234,"method":"tools/call","params":{"name":"read","arguments":{"path":"docs/a.md","max_tokens":2000}}}`)
 	r := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -13,7 +13,7 @@ import (
 
 // outlineDescription says what each line of an outline is, in the fewest
 // words: tools/list carries it to every client.
-const outlineDescription = `Headings of a file: lines tokens ## title (read {uri,section:title} reads one); text files under a directory: tokens path # title. Default max_tokens %d.`
+const outlineDescription = `Headings of a file: lines tokens ## title (read {path,section:title} reads one); text files under a directory: tokens path # title. Default max_tokens %d.`
 
 func init() {
 	register(&tool{
@@ -28,12 +28,12 @@ func init() {
 // files, each with its tokens, within max_tokens (the line cap when not
 // given) and the answer bound: bounded already, it never folds.
 func (s *Server) outline(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.OutlineArgs) (*mcp.CallToolResult, error) {
-	if a.URI == "" {
-		a.URI = "."
+	if a.Path == "" {
+		a.Path = "."
 	}
-	req := reader.OutlineRequest{Name: a.URI, Subject: c.subject, MaxTokens: s.cfg.LineMaxTokens, MaxBytes: s.cfg.MaxAnswerBytes, Cursor: a.Cursor,
+	req := reader.OutlineRequest{Name: a.Path, Subject: c.subject, MaxTokens: s.cfg.LineMaxTokens, MaxBytes: s.cfg.MaxAnswerBytes, Cursor: a.Cursor,
 		More: func(name, cursor string) string {
-			return fmt.Sprintf(`[folio] more: outline {"uri":%s,"cursor":%s}`, quote(name), quote(cursor))
+			return fmt.Sprintf(`[folio] more: outline {"path":%s,"cursor":%s}`, quote(name), quote(cursor))
 		}}
 	if a.MaxTokens != nil {
 		req.MaxTokens = *a.MaxTokens

@@ -37,7 +37,7 @@ var sectionDocs = map[string]string{
 func sectionPages(t *testing.T, cs *mcp.ClientSession, c pager.Counter, uri, query string, budget int, format string) string {
 	t.Helper()
 	var got strings.Builder
-	args := map[string]any{"uri": uri, "section": query, "max_tokens": budget, "format": format}
+	args := map[string]any{"path": uri, "section": query, "max_tokens": budget, "format": format}
 	for i := 0; ; i++ {
 		r := call(t, cs, "read", args)
 		if r.isError {
@@ -95,7 +95,7 @@ func TestReadSection(t *testing.T) {
 				}
 			}
 			// Lines: the section's own, and the footer says so.
-			r := call(t, cs, "read", map[string]any{"uri": name, "section": "#" + s.Anchor})
+			r := call(t, cs, "read", map[string]any{"path": name, "section": "#" + s.Anchor})
 			lines, footer, _ := strings.Cut(r.text, "\n[folio] ")
 			if r.isError || lines != want || !strings.Contains(footer, fmt.Sprintf("lines %d-%d of ", s.First, s.Last)) || !strings.HasSuffix(footer, "end of section") {
 				t.Fatalf("%s #%s lines: %q", name, s.Anchor, r.text)
@@ -110,7 +110,7 @@ func TestReadSection(t *testing.T) {
 	i, _ := doc.Find("Install")
 	s := doc.Sections[i]
 	var got strings.Builder
-	args := map[string]any{"uri": "docs/guide.md", "section": "Install", "limit": 2}
+	args := map[string]any{"path": "docs/guide.md", "section": "Install", "limit": 2}
 	for range 100 {
 		r := call(t, cs, "read", args)
 		lines, footer, _ := strings.Cut(r.text, "\n[folio] ")
@@ -128,11 +128,11 @@ func TestReadSection(t *testing.T) {
 		t.Fatalf("lines two at a time: %q\nwant %q", got.String(), want)
 	}
 	// A negative offset counts back from the section's end.
-	r := call(t, cs, "read", map[string]any{"uri": "docs/guide.md", "section": "#install", "offset": -1})
+	r := call(t, cs, "read", map[string]any{"path": "docs/guide.md", "section": "#install", "offset": -1})
 	if lines, _, _ := strings.Cut(r.text, "\n[folio] "); lines != "\r\n" {
 		t.Fatalf("last line of Install: %q", r.text)
 	}
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "docs/guide.md", "section": "#install", "offset": s.Last + 1}), toolerr.CodeInvalidArgument)
+	wantCode(t, call(t, cs, "read", map[string]any{"path": "docs/guide.md", "section": "#install", "offset": s.Last + 1}), toolerr.CodeInvalidArgument)
 }
 
 // TestReadSectionRefused: a section that is no one section, of a file the
@@ -152,15 +152,15 @@ func TestReadSectionRefused(t *testing.T) {
 		code string
 		want []string // in the message
 	}{
-		{map[string]any{"uri": "docs/guide.md", "section": "Examples"}, toolerr.CodeInvalidArgument, []string{`"Usage > Examples" (#examples,`, `"Usage > Examples" (#examples-1,`}},
-		{map[string]any{"uri": "docs/guide.md", "section": "Instal from sourc", "max_tokens": 100}, toolerr.CodeNotFound, []string{"closest", "#from-source"}},
-		{map[string]any{"uri": "docs/guide.md", "section": "Nothing alike"}, toolerr.CodeNotFound, []string{"heading path"}},
-		{map[string]any{"uri": "docs", "section": "Install"}, toolerr.CodeInvalidArgument, nil},
-		{map[string]any{"uri": "secret/.env", "section": "Install"}, toolerr.CodeNotFound, nil},
-		{map[string]any{"uri": "hidden.md", "section": "Install", "max_tokens": 100}, toolerr.CodeNotFound, nil},
-		{map[string]any{"uris": []string{"docs/guide.md"}, "section": "Install"}, toolerr.CodeInvalidArgument, nil},
-		{map[string]any{"uri": "docs/guide.md", "section": "Install", "line": 3, "max_tokens": 100}, toolerr.CodeInvalidArgument, nil},
-		{map[string]any{"uri": "docs/guide.md", "section": "  "}, toolerr.CodeInvalidArgument, nil},
+		{map[string]any{"path": "docs/guide.md", "section": "Examples"}, toolerr.CodeInvalidArgument, []string{`"Usage > Examples" (#examples,`, `"Usage > Examples" (#examples-1,`}},
+		{map[string]any{"path": "docs/guide.md", "section": "Instal from sourc", "max_tokens": 100}, toolerr.CodeNotFound, []string{"closest", "#from-source"}},
+		{map[string]any{"path": "docs/guide.md", "section": "Nothing alike"}, toolerr.CodeNotFound, []string{"heading path"}},
+		{map[string]any{"path": "docs", "section": "Install"}, toolerr.CodeInvalidArgument, nil},
+		{map[string]any{"path": "secret/.env", "section": "Install"}, toolerr.CodeNotFound, nil},
+		{map[string]any{"path": "hidden.md", "section": "Install", "max_tokens": 100}, toolerr.CodeNotFound, nil},
+		{map[string]any{"paths": []string{"docs/guide.md"}, "section": "Install"}, toolerr.CodeInvalidArgument, nil},
+		{map[string]any{"path": "docs/guide.md", "section": "Install", "line": 3, "max_tokens": 100}, toolerr.CodeInvalidArgument, nil},
+		{map[string]any{"path": "docs/guide.md", "section": "  "}, toolerr.CodeInvalidArgument, nil},
 	} {
 		r := call(t, ca, "read", tc.args)
 		wantCode(t, r, tc.code)
@@ -177,27 +177,27 @@ func TestReadSectionRefused(t *testing.T) {
 	}
 	// A section's cursor goes on only with the same section; a whole
 	// file's cursor not at all.
-	r := call(t, ca, "read", map[string]any{"uri": "docs/guide.md", "section": "Install", "max_tokens": 100})
+	r := call(t, ca, "read", map[string]any{"path": "docs/guide.md", "section": "Install", "max_tokens": 100})
 	p, err := pager.Decode([]byte(r.text))
 	if err != nil || !p.HasMore {
 		t.Fatalf("%v %s", err, r.text)
 	}
 	for _, args := range []map[string]any{
-		{"uri": "docs/guide.md", "max_tokens": 100, "cursor": *p.NextCursor},
-		{"uri": "docs/guide.md", "section": "#usage", "max_tokens": 100, "cursor": *p.NextCursor},
-		{"uri": "docs/guide.md", "section": "#install", "max_tokens": 100, "cursor": *p.NextCursor},
+		{"path": "docs/guide.md", "max_tokens": 100, "cursor": *p.NextCursor},
+		{"path": "docs/guide.md", "section": "#usage", "max_tokens": 100, "cursor": *p.NextCursor},
+		{"path": "docs/guide.md", "section": "#install", "max_tokens": 100, "cursor": *p.NextCursor},
 	} {
 		wantCode(t, call(t, ca, "read", args), toolerr.CodeInvalidCursor)
 	}
-	r = call(t, ca, "read", map[string]any{"uri": "docs/guide.md", "max_tokens": 100})
+	r = call(t, ca, "read", map[string]any{"path": "docs/guide.md", "max_tokens": 100})
 	whole, _ := pager.Decode([]byte(r.text))
-	wantCode(t, call(t, ca, "read", map[string]any{"uri": "docs/guide.md", "section": "Install", "max_tokens": 100, "cursor": *whole.NextCursor}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, ca, "read", map[string]any{"path": "docs/guide.md", "section": "Install", "max_tokens": 100, "cursor": *whole.NextCursor}), toolerr.CodeInvalidCursor)
 	// A changed file: version_conflict, and no text of it.
 	path := filepath.Join(e.dir, "docs/guide.md")
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(sectionDocs["docs/guide.md"], "Run", "NEW")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = call(t, ca, "read", map[string]any{"uri": "docs/guide.md", "section": "Install", "max_tokens": 100, "cursor": *p.NextCursor})
+	r = call(t, ca, "read", map[string]any{"path": "docs/guide.md", "section": "Install", "max_tokens": 100, "cursor": *p.NextCursor})
 	wantCode(t, r, toolerr.CodeVersionConflict)
 	if strings.Contains(r.text, "NEW") {
 		t.Fatal(r.text)
@@ -212,7 +212,7 @@ var outlineLine = regexp.MustCompile(`^(\d+)-(\d+) (\d+) (#+) (.*?)( \{#(\S+)\})
 func outlineAll(t *testing.T, cs *mcp.ClientSession, c pager.Counter, uri string, budget int) []string {
 	t.Helper()
 	var lines []string
-	args := map[string]any{"uri": uri, "max_tokens": budget}
+	args := map[string]any{"path": uri, "max_tokens": budget}
 	for i := 0; i < 1000; i++ {
 		r := call(t, cs, "outline", args)
 		if r.isError {
@@ -299,11 +299,11 @@ func TestOutlineFile(t *testing.T) {
 		}
 	}
 	e.write(t, "plain.txt", "no headings here\n")
-	if r := call(t, cs, "outline", map[string]any{"uri": "plain.txt"}); r.text != fmt.Sprintf("plain.txt: 1 lines, %d tokens\n[folio] no headings\n", c.Count("no headings here\n")) {
+	if r := call(t, cs, "outline", map[string]any{"path": "plain.txt"}); r.text != fmt.Sprintf("plain.txt: 1 lines, %d tokens\n[folio] no headings\n", c.Count("no headings here\n")) {
 		t.Fatalf("plain text: %q", r.text)
 	}
-	wantCode(t, call(t, cs, "outline", map[string]any{"uri": "docs/guide.md", "max_tokens": 10}), toolerr.CodeBudgetTooSmall)
-	r := call(t, cs, "outline", map[string]any{"uri": "docs/guide.md", "max_tokens": 70})
+	wantCode(t, call(t, cs, "outline", map[string]any{"path": "docs/guide.md", "max_tokens": 10}), toolerr.CodeBudgetTooSmall)
+	r := call(t, cs, "outline", map[string]any{"path": "docs/guide.md", "max_tokens": 70})
 	_, more, _ := strings.Cut(r.text, "[folio] more: outline ")
 	var next map[string]any
 	if err := json.Unmarshal([]byte(strings.TrimSpace(more)), &next); err != nil {
@@ -356,16 +356,16 @@ func TestOutlineDir(t *testing.T) {
 	if all := outlineAll(t, ca, c, ".", 5000); strings.Join(all, "\n") != strings.Join(whole, "\n") {
 		t.Fatalf("alice's outline of the root:\n%s", strings.Join(all, "\n"))
 	}
-	if r := call(t, ca, "outline", map[string]any{"uri": "docs/images"}); r.text != "[folio] no text files\n" {
+	if r := call(t, ca, "outline", map[string]any{"path": "docs/images"}); r.text != "[folio] no text files\n" {
 		t.Fatalf("no text files: %q", r.text)
 	}
-	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "notes.md"}), toolerr.CodeNotFound)
-	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs/.env"}), toolerr.CodeNotFound)
+	wantCode(t, call(t, ca, "outline", map[string]any{"path": "notes.md"}), toolerr.CodeNotFound)
+	wantCode(t, call(t, ca, "outline", map[string]any{"path": "docs/.env"}), toolerr.CodeNotFound)
 	if all := outlineAll(t, ca, c, "", 5000); strings.Join(all, "\n") != strings.Join(whole, "\n") {
-		t.Fatalf("alice's outline without uri:\n%s", strings.Join(all, "\n"))
+		t.Fatalf("alice's outline without path:\n%s", strings.Join(all, "\n"))
 	}
-	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs", "max_tokens": 0}), toolerr.CodeInvalidArgument)
-	r := call(t, ca, "outline", map[string]any{"uri": "docs", "max_tokens": 90})
+	wantCode(t, call(t, ca, "outline", map[string]any{"path": "docs", "max_tokens": 0}), toolerr.CodeInvalidArgument)
+	r := call(t, ca, "outline", map[string]any{"path": "docs", "max_tokens": 90})
 	_, more, _ := strings.Cut(r.text, "[folio] more: outline ")
 	var next map[string]any
 	if err := json.Unmarshal([]byte(strings.TrimSpace(more)), &next); err != nil {
@@ -374,9 +374,9 @@ func TestOutlineDir(t *testing.T) {
 	cur := next["cursor"].(string)
 	digits, _, _ := strings.Cut(cur, ":")
 	for _, bad := range []string{digits + ":docs/many/20.md", digits, "1:" + cur} {
-		wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs", "cursor": bad}), toolerr.CodeInvalidCursor)
+		wantCode(t, call(t, ca, "outline", map[string]any{"path": "docs", "cursor": bad}), toolerr.CodeInvalidCursor)
 	}
-	wantCode(t, call(t, ca, "outline", map[string]any{"uri": "docs/many", "cursor": cur}), toolerr.CodeInvalidCursor)
+	wantCode(t, call(t, ca, "outline", map[string]any{"path": "docs/many", "cursor": cur}), toolerr.CodeInvalidCursor)
 }
 
 // TestOutlineDirBounds: one answer reads at most reader.OutlineFiles
@@ -387,7 +387,7 @@ func TestOutlineDirBounds(t *testing.T) {
 		e.write(t, fmt.Sprintf("big/%04d.md", i), "# T\n")
 	}
 	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
-	r := call(t, cs, "outline", map[string]any{"uri": "big", "max_tokens": 100000})
+	r := call(t, cs, "outline", map[string]any{"path": "big", "max_tokens": 100000})
 	if n := strings.Count(r.text, " # T\n"); n != reader.OutlineFiles || !strings.Contains(r.text, fmt.Sprintf("[folio] stopped after %d files\n", reader.OutlineFiles)) {
 		t.Fatalf("%d files, %q", n, r.text[max(len(r.text)-300, 0):])
 	}

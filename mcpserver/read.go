@@ -19,8 +19,8 @@ import (
 // model picks the cheapest that fits: %[1]d is the line cap, %[2]s the
 // token counter, %[3]s the default page format.
 const readDescription = `Read a text file under the served roots; lines count from 1, as in grep.
-Lines: uri with offset (negative: from the end) and limit; at most 2000 lines and %[1]d tokens, long lines cut; numbers: true numbers them as cat -n (about 4 tokens a line). A [folio] line ends the answer with the call that goes on. uris reads several files.
-Pages: uri and max_tokens (line: start at a line); each page is at most max_tokens tokens (%[2]s); call again with cursor=next_cursor to the end. format "text" costs least: the content itself, then [folio] next_cursor=… (or end); 1.06x the file's tokens in pages of 500, 1.01x of 2000. json {uri,content,version,has_more,next_cursor} costs 1.37x and 1.22x. Default: %[3]s. On version_conflict the file changed: start again.`
+Lines: path with offset (negative: from the end) and limit; at most 2000 lines and %[1]d tokens, long lines cut; numbers: true numbers them as cat -n (about 4 tokens a line). A [folio] line ends the answer with the call that goes on. paths reads several files.
+Pages: path and max_tokens (line: start at a line); each page is at most max_tokens tokens (%[2]s); call again with cursor=next_cursor to the end. format "text" costs least: the content itself, then [folio] next_cursor=… (or end); 1.06x the file's tokens in pages of 500, 1.01x of 2000. json {uri,content,version,has_more,next_cursor} costs 1.37x and 1.22x. Default: %[3]s. On version_conflict the file changed: start again.`
 
 func init() {
 	register(&tool{
@@ -53,14 +53,14 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	if a.Limit != nil {
 		lr.Limit = *a.Limit
 	}
-	if a.URI != "" {
-		lr.Name = a.URI
+	if a.Path != "" {
+		lr.Name = a.Path
 		l, err := s.lines(ctx, c, lr)
 		if err != nil {
 			return s.toolError(err)
 		}
 		if len(l.Text) > s.cfg.MaxAnswerBytes {
-			return errorResult(overBound(a.URI, len(l.Text), 0, s.cfg.MaxAnswerBytes)), nil
+			return errorResult(overBound(a.Path, len(l.Text), 0, s.cfg.MaxAnswerBytes)), nil
 		}
 		res := textResult(joinFooter(l))
 		res.Meta = mcp.Meta{wire.MetaVersion: l.Version, wire.MetaTotalLines: l.Total, wire.MetaNextOffset: l.Next(), wire.MetaContentBytes: len(l.Text)}
@@ -70,12 +70,12 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	// before it left, and once it is spent the rest are named, not read.
 	var b strings.Builder
 	left := s.cfg.LineMaxTokens
-	for i, name := range a.URIs {
+	for i, name := range a.Paths {
 		if err := ctx.Err(); err != nil {
 			return s.toolError(err)
 		}
 		if left < minLineTokens {
-			fmt.Fprintf(&b, "[folio] the answer's cap of %d tokens is spent; not read: %s; read them in another call\n", s.cfg.LineMaxTokens, strings.Join(a.URIs[i:], ", "))
+			fmt.Fprintf(&b, "[folio] the answer's cap of %d tokens is spent; not read: %s; read them in another call\n", s.cfg.LineMaxTokens, strings.Join(a.Paths[i:], ", "))
 			break
 		}
 		lr.Name, lr.MaxTokens = name, left
@@ -96,7 +96,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 }
 
 // minLineTokens is the least of the token cap that one more file of a
-// uris read needs: its header, its footer and a few lines.
+// paths read needs: its header, its footer and a few lines.
 const minLineTokens = 200
 
 // joinFooter is the lines of l, a newline, and their footer line, as a
@@ -123,14 +123,14 @@ func lineFooter(l *reader.Lines) string {
 		fmt.Fprintf(&b, " (section %d-%d)", l.Section.First, l.Section.Last)
 	}
 	if len(l.Cut) > 0 {
-		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"uri\":%s,\"line\":%d,\"max_tokens\":2000}",
+		fmt.Fprintf(&b, "; %d line(s) cut at %d characters (first: %d), read one whole in pages: read {\"path\":%s,\"line\":%d,\"max_tokens\":2000}",
 			len(l.Cut), reader.MaxLineChars, l.Cut[0], quote(l.Name), l.Cut[0])
 	}
 	if l.Capped {
 		b.WriteString("; stopped at the token cap")
 	}
 	if next := l.Next(); next > 0 {
-		fmt.Fprintf(&b, "; more: read {\"uri\":%s,", quote(l.Name))
+		fmt.Fprintf(&b, "; more: read {\"path\":%s,", quote(l.Name))
 		if l.Section != nil {
 			fmt.Fprintf(&b, "\"section\":%s,", quote(l.Section.Query))
 		}
@@ -155,7 +155,7 @@ func quote(s string) string { return string(pager.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
 func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, format pager.Format) (*mcp.CallToolResult, error) {
-	pr := reader.PageRequest{Name: a.URI, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format, Section: a.Section}
+	pr := reader.PageRequest{Name: a.Path, Subject: c.subject, MaxTokens: *a.MaxTokens, Cursor: a.Cursor, Format: format, Section: a.Section}
 	if a.Line != nil {
 		pr.Line = *a.Line
 	}

@@ -26,7 +26,7 @@ func pageAll(t testing.TB, cs *mcp.ClientSession, c pager.Counter, uri string, b
 	t.Helper()
 	var got strings.Builder
 	var pages []pager.Decoded
-	args := map[string]any{"uri": uri, "max_tokens": budget}
+	args := map[string]any{"path": uri, "max_tokens": budget}
 	for i := 0; ; i++ {
 		r := call(t, cs, "read", args)
 		if r.isError {
@@ -95,7 +95,7 @@ func TestLongLineFooter(t *testing.T) {
 	long := strings.Repeat("é", 2500)
 	e.write(t, "long.txt", "first\n"+long+"\nlast\n")
 	cs := dialMemory(t, e.server(t, serverOpts{}), nil)
-	r := call(t, cs, "read", map[string]any{"uri": "long.txt"})
+	r := call(t, cs, "read", map[string]any{"path": "long.txt"})
 	_, footer, _ := strings.Cut(r.text, "\n[folio] ")
 	start := strings.Index(footer, "read {")
 	if r.isError || !strings.Contains(footer, "1 line(s) cut at 2000 characters (first: 2)") || start < 0 {
@@ -139,15 +139,15 @@ func TestNumberedLines(t *testing.T) {
 	}
 	e.write(t, "server.go", string(src))
 	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
-	r := call(t, cs, "read", map[string]any{"uri": "a.txt", "limit": 2, "numbers": true})
-	if want := "     1\tone\n     2\ttwo\r\n\n[folio] lines 1-2 of 3; more: read {\"uri\":\"a.txt\",\"offset\":3,\"limit\":2,\"numbers\":true}"; r.text != want {
+	r := call(t, cs, "read", map[string]any{"path": "a.txt", "limit": 2, "numbers": true})
+	if want := "     1\tone\n     2\ttwo\r\n\n[folio] lines 1-2 of 3; more: read {\"path\":\"a.txt\",\"offset\":3,\"limit\":2,\"numbers\":true}"; r.text != want {
 		t.Errorf("got %q\nwant %q", r.text, want)
 	}
-	wantCode(t, call(t, cs, "read", map[string]any{"uri": "a.txt", "max_tokens": 100, "numbers": true}), "invalid_argument")
+	wantCode(t, call(t, cs, "read", map[string]any{"path": "a.txt", "max_tokens": 100, "numbers": true}), "invalid_argument")
 
 	c := counter(t, tokencount.O200kBase)
-	plain := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000})
-	numbered := call(t, cs, "read", map[string]any{"uri": "server.go", "limit": 1000, "numbers": true})
+	plain := call(t, cs, "read", map[string]any{"path": "server.go", "limit": 1000})
+	numbered := call(t, cs, "read", map[string]any{"path": "server.go", "limit": 1000, "numbers": true})
 	np, nn := c.Count(plain.text), c.Count(numbered.text)
 	t.Logf("net/http/server.go, lines 1-1000: %d tokens, %d numbered (%.3fx, %.2f tokens a line)", np, nn, float64(nn)/float64(np), float64(nn-np)/1000)
 	if !strings.HasPrefix(numbered.text, "     1\t// Copyright") || nn <= np || nn > np*17/10 {
@@ -166,7 +166,7 @@ func TestPageLines(t *testing.T) {
 	}
 	e.write(t, "f.txt", b.String())
 	cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
-	text := call(t, cs, "read", map[string]any{"uri": "f.txt", "line": 120, "max_tokens": 100, "format": "text"})
+	text := call(t, cs, "read", map[string]any{"path": "f.txt", "line": 120, "max_tokens": 100, "format": "text"})
 	d, err := pager.DecodeText([]byte(text.text))
 	if err != nil || d.FirstLine != 120 || !strings.HasPrefix(d.Content, "line 120 of") {
 		t.Fatalf("%v %+v", err, d)
@@ -175,11 +175,11 @@ func TestPageLines(t *testing.T) {
 	if d.LastLine != last || !strings.Contains(text.text, fmt.Sprintf("[folio] lines 120-%d next_cursor=", last)) {
 		t.Errorf("lines %d-%d, want 120-%d: %q", d.FirstLine, d.LastLine, last, text.text[len(d.Content):])
 	}
-	j := call(t, cs, "read", map[string]any{"uri": "f.txt", "line": 120, "max_tokens": 100})
+	j := call(t, cs, "read", map[string]any{"path": "f.txt", "line": 120, "max_tokens": 100})
 	if j.meta[wire.MetaFirstLine] != float64(120) || j.meta[wire.MetaLastLine] == nil {
 		t.Errorf("_meta %v", j.meta)
 	}
-	more := call(t, cs, "read", map[string]any{"uri": "f.txt", "max_tokens": 100, "format": "text", "cursor": *d.NextCursor})
+	more := call(t, cs, "read", map[string]any{"path": "f.txt", "max_tokens": 100, "format": "text", "cursor": *d.NextCursor})
 	if strings.Contains(more.text, "[folio] lines") || more.meta[wire.MetaFirstLine] != nil {
 		t.Errorf("a page from a cursor: %q", more.text)
 	}
@@ -190,7 +190,7 @@ func TestPageLines(t *testing.T) {
 	from := b.String()[strings.Index(b.String(), "line 250 of"):]
 	follow := func() string {
 		var got strings.Builder
-		args := map[string]any{"uri": "f.txt", "line": 250, "max_tokens": 100, "format": "text"}
+		args := map[string]any{"path": "f.txt", "line": 250, "max_tokens": 100, "format": "text"}
 		for {
 			p, err := pager.DecodeText([]byte(call(t, cs, "read", args).text))
 			if err != nil {
@@ -200,7 +200,7 @@ func TestPageLines(t *testing.T) {
 			if p.NextCursor == nil {
 				return got.String()
 			}
-			args = map[string]any{"uri": "f.txt", "max_tokens": 100, "format": "text", "cursor": *p.NextCursor}
+			args = map[string]any{"path": "f.txt", "max_tokens": 100, "format": "text", "cursor": *p.NextCursor}
 		}
 	}
 	if got := follow(); got != from {

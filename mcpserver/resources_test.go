@@ -333,7 +333,7 @@ func TestCachingHints(t *testing.T) {
 		check("resources/list", resources.Cacheable, err, 0, c.scope)
 		read, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		check("resources/read of a file", read.Cacheable, err, 0, c.scope)
-		f := wantFolded(t, call(t, c.cs, "list", map[string]any{"uri": "many", "details": true}))
+		f := wantFolded(t, call(t, c.cs, "list", map[string]any{"path": "many", "details": true}))
 		read, err = c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: fold.URI(f.Handle, "/entries/0")})
 		check("resources/read of a handle", read.Cacheable, err, int(fold.DefaultTTL.Milliseconds()), "private")
 		prompts, err := c.cs.ListPrompts(ctx, nil)

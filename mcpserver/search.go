@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -107,9 +109,9 @@ func (s *Server) newSearchState(cs *catalogState, c *upstream.Catalog) *searchSt
 	return st
 }
 
-// toolsListBudget is the most tokens search mode's tools/list is to cost:
-// what find_tools' description says of the catalog's servers is cut to
-// fit it.
+// toolsListBudget is the most tokens search mode's tools/list is to cost,
+// as it is written: what find_tools' description says of the catalog's
+// servers is cut to fit it.
 const toolsListBudget = 1700
 
 // topicWords is the most words find_tools' description gives of each
@@ -117,32 +119,50 @@ const toolsListBudget = 1700
 const topicWords = 3
 
 // describeServers adds to find_tools' description in list, search mode's
-// tools/list, what the catalog's servers are: each on a line, with the
-// words that tell its tools apart, as many as keep the list within
-// toolsListBudget (fewer words, or only as many servers' names as fit).
-func (s *Server) describeServers(list *mcp.ListToolsResult, st *searchState) {
+// tools/list in answer to req, what the catalog (whose state is cs)
+// says of its servers: each on a line, with the words that tell its tools
+// apart, as much as keeps the list, counted as it is written (see
+// writtenTokens), within toolsListBudget: fewer words, or only as many
+// servers' names as fit, or nothing when even one name does not.
+func (s *Server) describeServers(req mcp.Request, list *mcp.ListToolsResult, st *searchState, cs *catalogState) {
 	i := slices.IndexFunc(list.Tools, func(t *mcp.Tool) bool { return t.Name == wire.FindTools })
 	if i < 0 || len(st.topics) == 0 {
 		return
 	}
-	b, _ := json.Marshal(list)
-	room := toolsListBudget - s.cfg.Counter.Count(string(b))
-	cost := func(text string) int {
-		b, _ := json.Marshal(text)
-		return s.cfg.Counter.Count(string(b[1 : len(b)-1]))
-	}
+	// From the most said to the least, each costing no more than the one
+	// before: the first that fits is found in a few counts of the list.
+	var choices []string
 	for words := topicWords; words >= 0; words-- {
-		if lines := serverLines(st.topics, words, len(st.topics)); cost(lines) <= room {
-			list.Tools[i].Description += lines
-			return
-		}
+		choices = append(choices, serverLines(st.topics, words, len(st.topics)))
 	}
 	for n := len(st.topics) - 1; n > 0; n-- {
-		if lines := serverLines(st.topics, 0, n); cost(lines) <= room {
-			list.Tools[i].Description += lines
-			return
-		}
+		choices = append(choices, serverLines(st.topics, 0, n))
 	}
+	base := list.Tools[i].Description
+	k := sort.Search(len(choices), func(k int) bool {
+		list.Tools[i].Description = base + choices[k]
+		return s.writtenTokens(req, list, cs) <= toolsListBudget
+	})
+	list.Tools[i].Description = base
+	if k < len(choices) {
+		list.Tools[i].Description += choices[k]
+	}
+}
+
+// writtenTokens is what list costs as it is written in answer to req:
+// as outgoing writes it (upstream tools by their own definitions, of the
+// catalog whose state is cs; nothing HTML-escaped), with what go-sdk adds
+// to each result of the 2026-07-28 era after the last stage (its
+// resultType, and the server's name and version in _meta, SEP-2575).
+func (s *Server) writtenTokens(req mcp.Request, list *mcp.ListToolsResult, cs *catalogState) int {
+	out := *list
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && sessionlessEra(ss) {
+		out.ResultType = "complete"
+		out.Meta = mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
+		maps.Copy(out.Meta, list.Meta)
+	}
+	b, _ := marshalCompact(toolList(&listedCatalog{state: cs}, &out))
+	return s.cfg.Counter.Count(string(b))
 }
 
 // serverLines say the first n of the catalog's servers, each on a line of

@@ -115,6 +115,8 @@ type Server struct {
 	// sdkLog is the log go-sdk writes to (see quieter).
 	sdkLog *slog.Logger
 	mcp    *mcp.Server
+	// impl is the server's name and version, as go-sdk gives them.
+	impl *mcp.Implementation
 
 	// sessions holds what folio keeps of each session.
 	sessions *sessionTable
@@ -211,7 +213,8 @@ func New(cfg Config) (*Server, error) {
 		opts.SubscribeHandler = s.subscribe
 		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "folio", Version: cfg.Version}, opts)
+	s.impl = &mcp.Implementation{Name: "folio", Version: cfg.Version}
+	s.mcp = mcp.NewServer(s.impl, opts)
 	s.addTools()
 	s.addResources()
 	s.addPrompts()

@@ -109,14 +109,20 @@ func (s *Server) addTools() {
 type toolRun[A any] func(s *Server, ctx context.Context, req *mcp.CallToolRequest, c *caller, a A) (*mcp.CallToolResult, error)
 
 // handle is the handler of a tool whose arguments are an A: it decodes
-// them strictly, has them check themselves (when A is a wire.Args),
-// resolves the caller, and runs run, mapping its error.
+// them strictly, moves those given by former names to their names now
+// (when A is a wire.Renamed), has them check themselves (when A is a
+// wire.Args), resolves the caller, and runs run, mapping its error.
 func handle[A any](run toolRun[A]) func(*Server) mcp.ToolHandler {
 	return func(s *Server) mcp.ToolHandler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a A
 			if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 				return errorResult(e), nil
+			}
+			if renamed, ok := any(&a).(wire.Renamed); ok {
+				if e := renamed.Rename(); e != nil {
+					return errorResult(e), nil
+				}
 			}
 			if checked, ok := any(a).(wire.Args); ok {
 				if e := checked.Check(); e != nil {

@@ -50,7 +50,7 @@ func (s *Server) listUpstreamTools(ctx context.Context, next mcp.MethodHandler, 
 	list := res.(*mcp.ListToolsResult)
 	list.Tools = append(list.Tools, s.listed(catalog)...)
 	if st := s.searchFor(catalog); st.on {
-		s.describeServers(list, st)
+		s.describeServers(req, list, st, s.stateOf(catalog))
 	}
 	if listed, ok := ctx.Value(listedKey{}).(*listedCatalog); ok {
 		listed.state = s.stateOf(catalog)

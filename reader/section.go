@@ -43,7 +43,7 @@ func (r *Reader) sectionPage(ctx context.Context, f fsview.File, st cursor.State
 	if cl != nil {
 		if st, err = r.verify(snap, *cl, boundTo(snap.URI, req.Section), req.Subject); err != nil {
 			if errors.Is(err, cursor.ErrInvalid) {
-				return pager.Page{}, toolerr.New(toolerr.CodeInvalidCursor, "the cursor is not one of this file's section %q for this caller: pass next_cursor of the previous page unchanged, with the same uri and section, or restart without a cursor", req.Section)
+				return pager.Page{}, toolerr.New(toolerr.CodeInvalidCursor, "the cursor is not one of this file's section %q for this caller: pass next_cursor of the previous page unchanged, with the same path and section, or restart without a cursor", req.Section)
 			}
 			return pager.Page{}, err
 		}

@@ -165,15 +165,16 @@ func (c *Client) Lines(ctx context.Context, args wire.ReadArgs) (lines []byte, f
 	return text[:n], strings.TrimPrefix(string(text[n:]), "\n"), nil
 }
 
-// Page reads one page of uri; format, when not empty, names the page
-// format to ask for.
-func (c *Client) Page(ctx context.Context, uri string, maxTokens int, format, cursor string) (pager.Page, error) {
-	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Cursor: cursor, Format: format})
+// Page reads one page of the file at path (as read's path takes it: see
+// wire.PathForms); format, when not empty, names the page format to ask
+// for.
+func (c *Client) Page(ctx context.Context, path string, maxTokens int, format, cursor string) (pager.Page, error) {
+	return c.page(ctx, wire.ReadArgs{Path: path, MaxTokens: &maxTokens, Cursor: cursor, Format: format})
 }
 
-// PageAt reads the page of uri that starts at line (from 1).
-func (c *Client) PageAt(ctx context.Context, uri string, maxTokens int, format string, line int) (pager.Page, error) {
-	return c.page(ctx, wire.ReadArgs{URI: uri, MaxTokens: &maxTokens, Line: &line, Format: format})
+// PageAt reads the page of the file at path that starts at line (from 1).
+func (c *Client) PageAt(ctx context.Context, path string, maxTokens int, format string, line int) (pager.Page, error) {
+	return c.page(ctx, wire.ReadArgs{Path: path, MaxTokens: &maxTokens, Line: &line, Format: format})
 }
 
 func (c *Client) page(ctx context.Context, args wire.ReadArgs) (pager.Page, error) {
@@ -189,10 +190,10 @@ func (c *Client) page(ctx context.Context, args wire.ReadArgs) (pager.Page, erro
 	return p, nil
 }
 
-// Pages reads uri page by page from cursor ("" for the start) to the end;
-// see Follow.
-func (c *Client) Pages(ctx context.Context, uri string, maxTokens int, format, cursor string) iter.Seq2[pager.Page, error] {
-	return Follow(cursor, func(cur string) (pager.Page, error) { return c.Page(ctx, uri, maxTokens, format, cur) })
+// Pages reads the file at path page by page from cursor ("" for the
+// start) to the end; see Follow.
+func (c *Client) Pages(ctx context.Context, path string, maxTokens int, format, cursor string) iter.Seq2[pager.Page, error] {
+	return Follow(cursor, func(cur string) (pager.Page, error) { return c.Page(ctx, path, maxTokens, format, cur) })
 }
 
 // ErrNotAPage is the error Follow yields after a page it cannot follow:
@@ -230,15 +231,15 @@ func Follow(cursor string, page func(cursor string) (pager.Page, error)) iter.Se
 	}
 }
 
-// Files lists the files under the directory uri, recursively, with the
-// list tool. When uri is not a directory the server can list (a file, or
-// a server without list), it is the one file.
-func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
+// Files lists the files under the directory at path, recursively, with
+// the list tool, as file:// URIs. When path is not a directory the server
+// can list (a file, or a server without list), it is the one file.
+func (c *Client) Files(ctx context.Context, path string) ([]string, error) {
 	most := 10000
-	text, err := c.Call(ctx, wire.List, wire.ListArgs{URI: uri, Recursive: true, MaxEntries: &most, Details: true})
+	text, err := c.Call(ctx, wire.List, wire.ListArgs{Path: path, Recursive: true, MaxEntries: &most, Details: true})
 	var e *toolerr.Error
 	if errors.As(err, &e) {
-		return []string{uri}, nil
+		return []string{path}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -248,7 +249,7 @@ func (c *Client) Files(ctx context.Context, uri string) ([]string, error) {
 		return nil, fmt.Errorf("the list answer is not folio's: %.200s", text)
 	}
 	if l.Truncated {
-		return nil, fmt.Errorf("%s holds more than %d entries: verify its subdirectories one by one", uri, most)
+		return nil, fmt.Errorf("%s holds more than %d entries: verify its subdirectories one by one", path, most)
 	}
 	var out []string
 	for _, en := range l.Entries {

@@ -28,12 +28,18 @@ const (
 // SearchDocsArgs are the arguments of search_docs.
 type SearchDocsArgs struct {
 	Query     string `json:"query" jsonschema:"the question, in plain words"`
-	Path      string `json:"path,omitempty" jsonschema:"file or directory to search under"`
+	Path      string `json:"path,omitempty"`
 	MaxTokens *int   `json:"max_tokens,omitempty"`
+	// FormerPath is path by its former name, uri (see Rename).
+	FormerPath string `json:"uri,omitempty"`
 }
 
-// Check reports an empty or too long question, or a budget out of range.
+// Check reports path given twice (see Rename), an empty or too long
+// question, or a budget out of range.
 func (a SearchDocsArgs) Check() *toolerr.Error {
+	if e := a.Rename(); e != nil {
+		return e
+	}
 	switch {
 	case strings.TrimSpace(a.Query) == "":
 		return toolerr.Invalid("query must ask something: a question in plain words")
@@ -50,6 +56,7 @@ func (a SearchDocsArgs) Check() *toolerr.Error {
 // SearchDocsSchema is search_docs' input schema.
 func SearchDocsSchema() json.RawMessage {
 	return derive[SearchDocsArgs](map[string]func(*jsonschema.Schema){
+		"path": describePath("file or directory to search under: ", ""),
 		"max_tokens": func(s *jsonschema.Schema) {
 			between(1, MaxAnswerTokens)(s)
 			s.Description = fmt.Sprintf("answer budget, default %d", DefaultAnswerTokens)

@@ -16,16 +16,23 @@ const Outline = "outline"
 const MaxSectionBytes = 1024
 
 // OutlineArgs are the arguments of outline. Its schema leaves the
-// obvious unsaid: tools/list carries it to every client.
+// obvious unsaid (but for the forms a path takes, as every tool's does):
+// tools/list carries it to every client.
 type OutlineArgs struct {
-	// URI is a file or a directory; empty for the first root.
-	URI       string `json:"uri,omitempty"`
+	// Path is a file or a directory; empty for the first root.
+	Path      string `json:"path,omitempty"`
 	MaxTokens *int   `json:"max_tokens,omitempty"`
 	Cursor    string `json:"cursor,omitempty"`
+	// FormerPath is path by its former name, uri (see Rename).
+	FormerPath string `json:"uri,omitempty"`
 }
 
-// Check reports a max_tokens out of range.
+// Check reports path given twice (see Rename) or a max_tokens out of
+// range.
 func (a OutlineArgs) Check() *toolerr.Error {
+	if e := a.Rename(); e != nil {
+		return e
+	}
 	if a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit) {
 		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
 	}
@@ -34,5 +41,8 @@ func (a OutlineArgs) Check() *toolerr.Error {
 
 // OutlineSchema is outline's input schema.
 func OutlineSchema() json.RawMessage {
-	return derive[OutlineArgs](map[string]func(*jsonschema.Schema){"max_tokens": atLeast(1)})
+	return derive[OutlineArgs](map[string]func(*jsonschema.Schema){
+		"path":       describePath("", ""),
+		"max_tokens": atLeast(1),
+	})
 }

@@ -13,6 +13,7 @@ import (
 // none.
 func ReadSchema(formats []string, defaultFormat string) json.RawMessage {
 	return derive[ReadArgs](map[string]func(*jsonschema.Schema){
+		"path":       describePath("", ""),
 		"limit":      atLeast(1),
 		"max_tokens": between(1, MaxTokensLimit),
 		"line":       atLeast(1),
@@ -29,6 +30,7 @@ func ReadSchema(formats []string, defaultFormat string) json.RawMessage {
 // ListSchema is list's input schema.
 func ListSchema() json.RawMessage {
 	return derive[ListArgs](map[string]func(*jsonschema.Schema){
+		"path":      describePath("", ""),
 		"max_depth": atLeast(0),
 		"max_entries": func(s *jsonschema.Schema) {
 			between(1, MaxEntriesLimit)(s)
@@ -40,6 +42,7 @@ func ListSchema() json.RawMessage {
 // GrepSchema is grep's input schema.
 func GrepSchema() json.RawMessage {
 	return derive[GrepArgs](map[string]func(*jsonschema.Schema){
+		"path":    describePath("file or directory, ", "; default the first root"),
 		"context": between(0, MaxContext),
 		"max_matches": func(s *jsonschema.Schema) {
 			between(1, MaxMatchesLimit)(s)
@@ -83,13 +86,24 @@ func CallToolSchema() json.RawMessage {
 
 // derive is the schema of the arguments T (see jsonschema.For: a property
 // for each field, described by its jsonschema tag, required unless
-// omitempty, and no other properties), each property shaped further by
-// its entry in bounds. An absent argument is left out, never null: a
-// pointer's property takes only its value's type.
+// omitempty), each property shaped further by its entry in bounds. An
+// absent argument is left out, never null: a pointer's property takes
+// only its value's type. Arguments that take former names (see Renamed)
+// do not offer them. No schema says "no other properties": a tool that
+// takes a former name must let a client that checks calls against its
+// schema send it, and the server refuses a name it does not know itself,
+// saying which (so the words would buy nothing, in every tools/list).
 func derive[T any](bounds map[string]func(*jsonschema.Schema)) json.RawMessage {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(err) // the types are this package's own
+	}
+	s.AdditionalProperties = nil
+	if _, ok := any(new(T)).(Renamed); ok {
+		for _, former := range []string{FormerPathName, FormerPathsName} {
+			delete(s.Properties, former)
+			s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(name string) bool { return name == former })
+		}
 	}
 	for name, p := range s.Properties {
 		if i := slices.Index(p.Types, "null"); i >= 0 && len(p.Types) == 2 {
@@ -104,6 +118,12 @@ func derive[T any](bounds map[string]func(*jsonschema.Schema)) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// describePath describes a path argument: the forms it takes
+// (PathForms), with what there is to say before and after them.
+func describePath(before, after string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Description = before + PathForms + after }
 }
 
 func atLeast(n float64) func(*jsonschema.Schema) {

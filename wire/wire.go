@@ -73,8 +73,8 @@ const (
 const (
 	// MaxTokensLimit is the largest max_tokens a read accepts.
 	MaxTokensLimit = 1 << 24
-	// MaxURIs is the most files one line-mode read takes.
-	MaxURIs = 100
+	// MaxPaths is the most files one line-mode read takes.
+	MaxPaths = 100
 	// MaxEntriesLimit is the most entries list gives; a larger answer
 	// folds into a handle (see package fold) long before it.
 	MaxEntriesLimit = 100000
@@ -101,8 +101,8 @@ type Args interface {
 // ReadArgs are the arguments of read. Pointers tell an absent argument
 // from a zero one.
 type ReadArgs struct {
-	URI       string   `json:"uri,omitempty" jsonschema:"path relative to the first root, absolute path, or file:// URI"`
-	URIs      []string `json:"uris,omitempty" jsonschema:"several files, line mode only"`
+	Path      string   `json:"path,omitempty"`
+	Paths     []string `json:"paths,omitempty" jsonschema:"several files, line mode only"`
 	Offset    *int     `json:"offset,omitempty" jsonschema:"first line, from 1; negative: from the end"`
 	Limit     *int     `json:"limit,omitempty" jsonschema:"number of lines"`
 	MaxTokens *int     `json:"max_tokens,omitempty" jsonschema:"page budget in tokens"`
@@ -117,6 +117,10 @@ type ReadArgs struct {
 	// Section keeps the read to one section of the file: named by its
 	// heading path or by "#" and its anchor (see outline.Doc.Find).
 	Section string `json:"section,omitempty" jsonschema:"heading title or path, or #anchor; repeat with cursor"`
+	// FormerPath and FormerPaths are path and paths by their former
+	// names, uri and uris (see Rename).
+	FormerPath  string   `json:"uri,omitempty"`
+	FormerPaths []string `json:"uris,omitempty"`
 }
 
 // Paged checks the arguments (see Check) and reports whether they ask
@@ -133,20 +137,24 @@ func (a ReadArgs) Paged() (bool, error) {
 func (a ReadArgs) PageMode() bool { return a.MaxTokens != nil || a.Cursor != "" }
 
 // Check reports the first argument of read out of its limits or out of
-// place: the mix of page and line mode's arguments, and their ranges. A
-// page format's name is the server's to judge (its formats are in
-// package pager).
+// place: the mix of page and line mode's arguments, and their ranges,
+// with former names read as the names they now are (see Rename). A page
+// format's name is the server's to judge (its formats are in package
+// pager).
 func (a ReadArgs) Check() *toolerr.Error {
+	if e := a.Rename(); e != nil {
+		return e
+	}
 	paged := a.PageMode()
 	switch {
 	case paged && (a.Offset != nil || a.Limit != nil):
 		return toolerr.Invalid("max_tokens and cursor cannot be combined with offset or limit: page with max_tokens and cursor, or read lines with offset and limit")
-	case paged && len(a.URIs) > 0:
-		return toolerr.Invalid("max_tokens and cursor read one file: pass uri, not uris")
-	case a.URI != "" && len(a.URIs) > 0:
-		return toolerr.Invalid("pass uri or uris, not both")
-	case a.URI == "" && len(a.URIs) == 0:
-		return toolerr.Invalid("uri is required")
+	case paged && len(a.Paths) > 0:
+		return toolerr.Invalid("max_tokens and cursor read one file: pass path, not paths")
+	case a.Path != "" && len(a.Paths) > 0:
+		return toolerr.Invalid("pass path or paths, not both")
+	case a.Path == "" && len(a.Paths) == 0:
+		return toolerr.Invalid("path is required: the file to read")
 	case a.Cursor != "" && a.MaxTokens == nil:
 		return toolerr.Invalid("a cursor continues a paged read: pass max_tokens with it")
 	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
@@ -158,7 +166,7 @@ func (a ReadArgs) Check() *toolerr.Error {
 }
 
 // checkLines is Check for the arguments that start a read at a line or
-// number its lines, and the count of uris.
+// number its lines, and the count of paths.
 func (a ReadArgs) checkLines(paged bool) *toolerr.Error {
 	switch {
 	case a.Numbers && paged:
@@ -171,12 +179,12 @@ func (a ReadArgs) checkLines(paged bool) *toolerr.Error {
 		return toolerr.Invalid("line counts from 1")
 	case a.Limit != nil && *a.Limit < 1:
 		return toolerr.Invalid("limit must be 1 or more lines")
-	case len(a.URIs) > MaxURIs:
-		return toolerr.Invalid("uris takes at most %d files; read the rest in another call", MaxURIs)
+	case len(a.Paths) > MaxPaths:
+		return toolerr.Invalid("paths takes at most %d files; read the rest in another call", MaxPaths)
 	case a.Section != "" && (strings.TrimSpace(a.Section) == "" || len(a.Section) > MaxSectionBytes):
 		return toolerr.Invalid("section must be a heading path or #anchor of at most %d bytes", MaxSectionBytes)
-	case a.Section != "" && len(a.URIs) > 0:
-		return toolerr.Invalid("section is of one file: pass uri, not uris")
+	case a.Section != "" && len(a.Paths) > 0:
+		return toolerr.Invalid("section is of one file: pass path, not paths")
 	case a.Section != "" && a.Line != nil:
 		return toolerr.Invalid("line and section both start a read: pass one of them")
 	}
@@ -185,17 +193,22 @@ func (a ReadArgs) checkLines(paged bool) *toolerr.Error {
 
 // ListArgs are the arguments of list.
 type ListArgs struct {
-	URI        string `json:"uri,omitempty" jsonschema:"directory"`
+	Path       string `json:"path,omitempty"`
 	Recursive  bool   `json:"recursive,omitempty"`
 	MaxDepth   *int   `json:"max_depth,omitempty" jsonschema:"levels when recursive, 0 for all"`
-	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under uri"`
+	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under path"`
 	MaxEntries *int   `json:"max_entries,omitempty"`
 	Details    bool   `json:"details,omitempty" jsonschema:"JSON with size and mtime"`
+	// FormerPath is path by its former name, uri (see Rename).
+	FormerPath string `json:"uri,omitempty"`
 }
 
 // Check reports the first argument of list out of its limits or out of
 // place.
 func (a ListArgs) Check() *toolerr.Error {
+	if e := a.Rename(); e != nil {
+		return e
+	}
 	switch {
 	case !a.Recursive && a.MaxDepth != nil:
 		return toolerr.Invalid("max_depth needs recursive: true")
@@ -231,17 +244,22 @@ type Entry struct {
 // GrepArgs are the arguments of grep; its answer is a search.Result.
 type GrepArgs struct {
 	Pattern    string `json:"pattern"`
-	Path       string `json:"path,omitempty" jsonschema:"file or directory, default the first root"`
+	Path       string `json:"path,omitempty"`
 	Glob       string `json:"glob,omitempty" jsonschema:"*.go: names at any depth; a/*.go: paths under path"`
 	Literal    bool   `json:"literal,omitempty" jsonschema:"pattern is plain text"`
 	IgnoreCase bool   `json:"ignore_case,omitempty"`
 	Context    *int   `json:"context,omitempty" jsonschema:"lines before and after each match"`
 	MaxMatches *int   `json:"max_matches,omitempty"`
+	// FormerPath is path by its former name, uri (see Rename).
+	FormerPath string `json:"uri,omitempty"`
 }
 
 // Check reports the first argument of grep out of its limits. (Whether
 // the pattern compiles is the searcher's to judge.)
 func (a GrepArgs) Check() *toolerr.Error {
+	if e := a.Rename(); e != nil {
+		return e
+	}
 	switch {
 	case a.Pattern == "":
 		return toolerr.Invalid("pattern is required and cannot be empty")

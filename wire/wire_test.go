@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,28 +18,38 @@ func TestReadArgs(t *testing.T) {
 		paged bool
 		want  string
 	}{
-		{ReadArgs{URI: "f"}, false, ""},
-		{ReadArgs{URI: "f", Offset: n(-5), Limit: n(3)}, false, ""},
-		{ReadArgs{URI: "f", Offset: n(1), Limit: n(0)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Line: n(7), Format: "text"}, true, ""},
-		{ReadArgs{URI: "f", Line: n(7)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Line: n(0)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Line: n(2), Cursor: "c"}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f"}, false, ""},
+		{ReadArgs{Path: "f", Offset: n(-5), Limit: n(3)}, false, ""},
+		{ReadArgs{Path: "f", Offset: n(1), Limit: n(0)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Line: n(7), Format: "text"}, true, ""},
+		{ReadArgs{Path: "f", Line: n(7)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Line: n(0)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Line: n(2), Cursor: "c"}, false, toolerr.CodeInvalidArgument},
 		// A format's name is the server's to judge (pager.FormatOr).
-		{ReadArgs{URI: "f", MaxTokens: n(100), Format: "yaml"}, true, ""},
-		{ReadArgs{URIs: make([]string, MaxURIs)}, false, ""},
-		{ReadArgs{URIs: make([]string, MaxURIs+1)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", Format: "text"}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URIs: []string{"a", "b"}}, false, ""},
-		{ReadArgs{URI: "f", MaxTokens: n(100)}, true, ""},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
-		{ReadArgs{URI: "f", Cursor: "c"}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(100), Offset: n(0)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", Cursor: "c", Limit: n(3)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URIs: []string{"a"}, MaxTokens: n(100)}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", URIs: []string{"a"}}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Format: "yaml"}, true, ""},
+		{ReadArgs{Paths: make([]string, MaxPaths)}, false, ""},
+		{ReadArgs{Paths: make([]string, MaxPaths+1)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", Format: "text"}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Paths: []string{"a", "b"}}, false, ""},
+		{ReadArgs{Path: "f", MaxTokens: n(100)}, true, ""},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Cursor: "c"}, true, ""},
+		{ReadArgs{Path: "f", Cursor: "c"}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(100), Offset: n(0)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", Cursor: "c", Limit: n(3)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Paths: []string{"a"}, MaxTokens: n(100)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", Paths: []string{"a"}}, false, toolerr.CodeInvalidArgument},
 		{ReadArgs{}, false, toolerr.CodeInvalidArgument},
-		{ReadArgs{URI: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{Path: "f", MaxTokens: n(0)}, false, toolerr.CodeInvalidArgument},
+		// The former names, uri and uris, are path and paths.
+		{ReadArgs{FormerPath: "f"}, false, ""},
+		{ReadArgs{FormerPath: "f", Path: "f", MaxTokens: n(100)}, true, ""},
+		{ReadArgs{FormerPath: "f", Path: "g"}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{FormerPaths: []string{"a", "b"}}, false, ""},
+		{ReadArgs{FormerPaths: []string{"a", "b"}, Paths: []string{"a", "b"}}, false, ""},
+		{ReadArgs{FormerPaths: []string{"a", "b"}, Paths: []string{"b", "a"}}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{FormerPaths: []string{"a"}, MaxTokens: n(100)}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{FormerPath: "f", Paths: []string{"a"}}, false, toolerr.CodeInvalidArgument},
+		{ReadArgs{FormerPaths: make([]string, MaxPaths+1)}, false, toolerr.CodeInvalidArgument},
 	} {
 		paged, err := tc.args.Paged()
 		if mcptest.Code(err) != tc.want || (err == nil && paged != tc.paged) {
@@ -48,19 +59,25 @@ func TestReadArgs(t *testing.T) {
 }
 
 // TestSchemas: the schemas derived from the argument types name every
-// field the arguments decode, take nothing else, and never take null.
+// field the arguments decode, never take null, and do not close
+// themselves to other names (see derive); a tool that takes a path offers
+// it as path (and read's files as paths), said to take every form, and
+// not by its former names.
 func TestSchemas(t *testing.T) {
 	for name, c := range map[string]struct {
 		schema   json.RawMessage
 		required []string
+		paths    []string
 	}{
-		"read":           {ReadSchema([]string{"json", "text"}, "text"), nil},
-		"list":           {ListSchema(), nil},
-		"grep":           {GrepSchema(), []string{"pattern"}},
-		"result_query":   {ResultQuerySchema(), []string{"handle"}},
-		"find_tools":     {FindToolsSchema(), []string{"query"}},
-		"describe_tools": {DescribeToolsSchema(), []string{"names"}},
-		"call_tool":      {CallToolSchema(), []string{"name"}},
+		"read":           {ReadSchema([]string{"json", "text"}, "text"), nil, []string{"path", "paths"}},
+		"list":           {ListSchema(), nil, []string{"path"}},
+		"grep":           {GrepSchema(), []string{"pattern"}, []string{"path"}},
+		"outline":        {OutlineSchema(), nil, []string{"path"}},
+		"search_docs":    {SearchDocsSchema(), []string{"query"}, []string{"path"}},
+		"result_query":   {ResultQuerySchema(), []string{"handle"}, nil},
+		"find_tools":     {FindToolsSchema(), []string{"query"}, nil},
+		"describe_tools": {DescribeToolsSchema(), []string{"names"}, nil},
+		"call_tool":      {CallToolSchema(), []string{"name"}, nil},
 	} {
 		var s struct {
 			Type       string
@@ -75,8 +92,18 @@ func TestSchemas(t *testing.T) {
 		if err := json.Unmarshal(c.schema, &s); err != nil {
 			t.Fatal(err)
 		}
-		if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties || len(s.Required) != len(c.required) {
+		if s.Type != "object" || s.AdditionalProperties != nil || len(s.Required) != len(c.required) {
 			t.Errorf("%s: %s", name, c.schema)
+		}
+		for _, p := range c.paths {
+			if d := s.Properties[p].Description; s.Properties[p].Type == "" || !strings.Contains(d, PathForms) && p == "path" {
+				t.Errorf("%s.%s: %+v", name, p, s.Properties[p])
+			}
+		}
+		for _, former := range []string{FormerPathName, FormerPathsName} {
+			if _, ok := s.Properties[former]; ok {
+				t.Errorf("%s offers %s: %s", name, former, c.schema)
+			}
 		}
 		for p, v := range s.Properties {
 			if v.Type == "" {
@@ -103,6 +130,15 @@ func TestChecks(t *testing.T) {
 		{ListArgs{Recursive: true, MaxDepth: n(-1)}, false},
 		{ListArgs{MaxEntries: n(0)}, false},
 		{ListArgs{MaxEntries: n(MaxEntriesLimit + 1)}, false},
+		{ListArgs{FormerPath: "d"}, true},
+		{ListArgs{FormerPath: "d", Path: "d"}, true},
+		{ListArgs{FormerPath: "d", Path: "e"}, false},
+		{OutlineArgs{FormerPath: "d", Path: "d"}, true},
+		{OutlineArgs{FormerPath: "d", Path: "e"}, false},
+		{GrepArgs{Pattern: "x", FormerPath: "d"}, true},
+		{GrepArgs{Pattern: "x", FormerPath: "d", Path: "e"}, false},
+		{SearchDocsArgs{Query: "how", FormerPath: "d"}, true},
+		{SearchDocsArgs{Query: "how", FormerPath: "d", Path: "e"}, false},
 		{GrepArgs{Pattern: "x", Context: n(MaxContext), MaxMatches: n(MaxMatchesLimit)}, true},
 		{GrepArgs{}, false},
 		{GrepArgs{Pattern: "x", Context: n(-1)}, false},
@@ -128,6 +164,32 @@ func TestChecks(t *testing.T) {
 		e := tc.args.Check()
 		if (e == nil) != tc.ok || e != nil && e.Code != toolerr.CodeInvalidArgument {
 			t.Errorf("%+v: %v", tc.args, e)
+		}
+	}
+}
+
+// TestRename: arguments given by their former names decode and rename
+// into the arguments as if given by their names now.
+func TestRename(t *testing.T) {
+	for _, tc := range []struct {
+		args Renamed
+		json string
+		want Renamed
+	}{
+		{&ReadArgs{}, `{"uri":"a","offset":2}`, &ReadArgs{Path: "a", Offset: new(2)}},
+		{&ReadArgs{}, `{"uris":["a","b"]}`, &ReadArgs{Paths: []string{"a", "b"}}},
+		{&ReadArgs{}, `{"uri":"a","path":"a"}`, &ReadArgs{Path: "a"}},
+		{&ReadArgs{}, `{"path":"a"}`, &ReadArgs{Path: "a"}},
+		{&ListArgs{}, `{"uri":"d","recursive":true}`, &ListArgs{Path: "d", Recursive: true}},
+		{&OutlineArgs{}, `{"uri":"d"}`, &OutlineArgs{Path: "d"}},
+		{&GrepArgs{}, `{"pattern":"x","uri":"d"}`, &GrepArgs{Pattern: "x", Path: "d"}},
+		{&SearchDocsArgs{}, `{"query":"q","uri":"d"}`, &SearchDocsArgs{Query: "q", Path: "d"}},
+	} {
+		if err := json.Unmarshal([]byte(tc.json), tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if e := tc.args.Rename(); e != nil || !reflect.DeepEqual(tc.args, tc.want) {
+			t.Errorf("%s: %+v, %v", tc.json, tc.args, e)
 		}
 	}
 }

@@ -122,11 +122,11 @@ func measureFolio(ctx context.Context, folio *mcp.ClientSession, o options, text
 	r.whole = time.Since(start)
 	// Each page once first, so that both servers read from the page cache.
 	for _, c := range cursors {
-		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": o.budget, "cursor": c})
+		callText(ctx, folio, "read", map[string]any{"path": "big.go", "max_tokens": o.budget, "cursor": c})
 	}
 	for i := range o.n {
 		t0 := time.Now()
-		callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": o.budget, "cursor": cursors[(i*7)%len(cursors)]})
+		callText(ctx, folio, "read", map[string]any{"path": "big.go", "max_tokens": o.budget, "cursor": cursors[(i*7)%len(cursors)]})
 		r.latencies = append(r.latencies, time.Since(t0))
 	}
 	return r
@@ -137,7 +137,7 @@ func measureFolio(ctx context.Context, folio *mcp.ClientSession, o options, text
 // each page.
 func readEveryPage(ctx context.Context, folio *mcp.ClientSession, budget int, text string, counter pager.Counter) (cursors []string, pageTokens []int) {
 	read := func(cursor string) (pager.Page, error) {
-		args := map[string]any{"uri": "big.go", "max_tokens": budget}
+		args := map[string]any{"path": "big.go", "max_tokens": budget}
 		if cursor != "" {
 			args["cursor"] = cursor
 			cursors = append(cursors, cursor)
@@ -168,7 +168,7 @@ func readEveryPage(ctx context.Context, folio *mcp.ClientSession, budget int, te
 func samplePages(ctx context.Context, folio *mcp.ClientSession, budget, lines int, counter pager.Counter) (cursors []string, pageTokens []int) {
 	for k := range samples {
 		line := 1 + k*(lines-5000)/(samples-1)
-		answer := callText(ctx, folio, "read", map[string]any{"uri": "big.go", "max_tokens": budget, "line": line, "format": "json"})
+		answer := callText(ctx, folio, "read", map[string]any{"path": "big.go", "max_tokens": budget, "line": line, "format": "json"})
 		p, err := pager.Page{JSON: []byte(answer)}.Decode()
 		if err != nil || p.NextCursor == nil {
 			log.Fatalf("folio: the page at line %d: %v", line, err)

@@ -76,7 +76,7 @@ func TestAgentHabits(t *testing.T) {
 
 	// The 5 MB log with no limit: under the cap, and the footer says how
 	// to go on.
-	a := readLines(t, cs, map[string]any{"uri": "app.log"})
+	a := readLines(t, cs, map[string]any{"path": "app.log"})
 	if n := counter.Count(a.lines + "\n" + a.footer); n > reader.DefaultLineMaxTokens {
 		t.Fatalf("the answer counts %d tokens, over the cap", n)
 	}
@@ -85,7 +85,7 @@ func TestAgentHabits(t *testing.T) {
 	if given == 0 || given > reader.DefaultLines || a.lines != strings.Join(lines[:given], "") {
 		t.Fatalf("%d lines given, not the file's first lines", given)
 	}
-	next := fmt.Sprintf(`read {"uri":"app.log","offset":%d}`, given+1)
+	next := fmt.Sprintf(`read {"path":"app.log","offset":%d}`, given+1)
 	if !strings.Contains(a.footer, next) || !strings.Contains(a.footer, fmt.Sprintf("of %d", total)) || a.meta["folio/total_lines"] != float64(total) {
 		t.Fatalf("footer %q lacks %s", a.footer, next)
 	}
@@ -100,12 +100,12 @@ func TestAgentHabits(t *testing.T) {
 	}
 
 	// A tail: the last 100 lines.
-	tail := readLines(t, cs, map[string]any{"uri": "app.log", "offset": -100})
+	tail := readLines(t, cs, map[string]any{"path": "app.log", "offset": -100})
 	if tail.lines != strings.Join(lines[total-100:total], "") || !strings.Contains(tail.footer, fmt.Sprintf("lines %d-%d of %d", total-99, total, total)) || !strings.Contains(tail.footer, "end of file") {
 		t.Fatalf("tail: %d lines, footer %q", strings.Count(tail.lines, "\n"), tail.footer)
 	}
 	// Past the end.
-	res := mcptest.Call(t, cs, "read", map[string]any{"uri": "app.log", "offset": total + 1})
+	res := mcptest.Call(t, cs, "read", map[string]any{"path": "app.log", "offset": total + 1})
 	if text := mcptest.Text(res); !res.IsError || !strings.Contains(text, fmt.Sprintf("it has %d lines", total)) {
 		t.Fatalf("past the end: %.300s", text)
 	}
@@ -128,12 +128,12 @@ func TestAgentHabits(t *testing.T) {
 		Line int
 		Text string
 	}{lines[0], n, text}
-	byOffset := readLines(t, cs, map[string]any{"uri": hit.URI, "offset": hit.Line, "limit": 1})
+	byOffset := readLines(t, cs, map[string]any{"path": hit.URI, "offset": hit.Line, "limit": 1})
 	if strings.TrimSuffix(byOffset.lines, "\n") != hit.Text {
 		t.Fatalf("grep says line %d is %q; read gives %q", hit.Line, hit.Text, byOffset.lines)
 	}
 	for _, format := range []string{"json", "text"} {
-		res = mcptest.Call(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
+		res = mcptest.Call(t, cs, "read", map[string]any{"path": hit.URI, "max_tokens": 300, "line": hit.Line, "format": format})
 		text := mcptest.Text(res)
 		var p pager.Decoded
 		if format == "json" {
@@ -148,35 +148,35 @@ func TestAgentHabits(t *testing.T) {
 			t.Fatalf("%s page at line %d: %v %.200q", format, hit.Line, err, text)
 		}
 		// The cursor goes on after the page.
-		res = mcptest.Call(t, cs, "read", map[string]any{"uri": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
+		res = mcptest.Call(t, cs, "read", map[string]any{"path": hit.URI, "max_tokens": 300, "cursor": *p.NextCursor, "format": format})
 		if res.IsError {
 			t.Fatalf("continuing from a line page: %s", mcptest.Text(res))
 		}
 	}
 
 	// Globs relative to the directory listed or searched.
-	res = mcptest.Call(t, cs, "list", map[string]any{"uri": filepath.Join(dir, "net/http"), "glob": "*.go"})
+	res = mcptest.Call(t, cs, "list", map[string]any{"path": filepath.Join(dir, "net/http"), "glob": "*.go"})
 	if text := mcptest.Text(res); text != "net/http/server.go\n" {
-		t.Fatalf("list glob relative to uri: %s", text)
+		t.Fatalf("list glob relative to path: %s", text)
 	}
 	res = mcptest.Call(t, cs, "grep", map[string]any{"pattern": "^func ", "path": filepath.Join(dir, "net"), "glob": "http/*.go"})
 	if text := mcptest.Text(res); text != "net/http/server.go\n3:func Serve() {}\n6:func ListenAndServe() {}\n" {
 		t.Fatalf("grep glob relative to path: %s", text)
 	}
 
-	// Two roots: list without uri names them.
+	// Two roots: list without path names them.
 	res = mcptest.Call(t, cs, "list", map[string]any{})
-	want := mustEval(t, dir) + "/\n" + mustEval(t, other) + "/\n[folio] several roots are served: list one with uri set to its path\n"
+	want := mustEval(t, dir) + "/\n" + mustEval(t, other) + "/\n[folio] several roots are served: list one with path set to it\n"
 	if text := mcptest.Text(res); text != want {
 		t.Fatalf("two roots:\n%s", text)
 	}
 	// A listing of the second root names its files as read takes them:
 	// absolute, since relative names resolve against the first.
-	if text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"uri": other})); text != mustEval(t, other)+"/notes.md\n" {
+	if text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"path": other})); text != mustEval(t, other)+"/notes.md\n" {
 		t.Fatalf("the second root:\n%s", text)
 	}
 	l := struct{ Entries []struct{ Path string } }{Entries: []struct{ Path string }{{mustEval(t, dir)}, {mustEval(t, other)}}}
-	if a := readLines(t, cs, map[string]any{"uri": filepath.Join(l.Entries[1].Path, "notes.md")}); a.lines != "other root\n" {
+	if a := readLines(t, cs, map[string]any{"path": filepath.Join(l.Entries[1].Path, "notes.md")}); a.lines != "other root\n" {
 		t.Fatalf("the second root's file: %q", a.lines)
 	}
 }
@@ -213,7 +213,7 @@ func TestServeIgnoreFiles(t *testing.T) {
 		if got := strings.Count(text, "1:"); got != tc.want {
 			t.Errorf("%v: grep finds %d: %s", tc.flags, got, text)
 		}
-		if a := readLines(t, cs, map[string]any{"uri": "gen/out.go"}); a.lines != "package gen // needle\n" {
+		if a := readLines(t, cs, map[string]any{"path": "gen/out.go"}); a.lines != "package gen // needle\n" {
 			t.Errorf("%v: read by name: %q", tc.flags, a.lines)
 		}
 	}

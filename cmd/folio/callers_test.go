@@ -69,8 +69,8 @@ func TestAuditLog(t *testing.T) {
 	cs := dial(t, httpTransport(p.endpoint, alice))
 	ctx := context.Background()
 	for _, call := range []*mcp.CallToolParams{
-		{Name: "read", Arguments: map[string]any{"uri": "a.md", "max_tokens": 500}},
-		{Name: "read", Arguments: map[string]any{"uri": "missing.md", "max_tokens": 500}},
+		{Name: "read", Arguments: map[string]any{"path": "a.md", "max_tokens": 500}},
+		{Name: "read", Arguments: map[string]any{"path": "missing.md", "max_tokens": 500}},
 		{Name: "fake__echo", Arguments: map[string]any{"secret": "s3"}},
 		{Name: "grep", Arguments: map[string]any{"pattern": "x"}},
 	} {
@@ -100,9 +100,9 @@ func TestAuditLog(t *testing.T) {
 	cmd := exec.Command(folioBin, "serve", "--root", dir, "--audit-log", stdioLog, "--audit-args")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
 	cs = dial(t, &mcp.CommandTransport{Command: cmd})
-	cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"uri": "a.md", "max_tokens": 500}})
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "a.md", "max_tokens": 500}})
 	cs.Close()
-	if got := auditRecords(t, stdioLog); len(got) != 1 || got[0].Subject != "local" || !strings.Contains(string(got[0].Args), `"uri":"a.md"`) {
+	if got := auditRecords(t, stdioLog); len(got) != 1 || got[0].Subject != "local" || !strings.Contains(string(got[0].Args), `"path":"a.md"`) {
 		t.Errorf("over stdio with --audit-args: %+v", got)
 	}
 }
@@ -201,7 +201,7 @@ func TestRateLimits(t *testing.T) {
 		}
 	}
 	// The session still works once it is alone again.
-	if _, isErr := readTool(t, cs, map[string]any{"uri": "a.md", "max_tokens": 500}); isErr {
+	if _, isErr := readTool(t, cs, map[string]any{"path": "a.md", "max_tokens": 500}); isErr {
 		t.Error("alice's session after the cancelled call")
 	}
 }

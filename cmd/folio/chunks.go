@@ -81,7 +81,7 @@ func chunkSource(c *cli.Context, o readOptions) (io.ReadCloser, string, error) {
 		return nil, "", err
 	}
 	defer fs.Close()
-	f, err := fs.Regular(o.args.URI)
+	f, err := fs.Regular(o.args.Path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -102,8 +102,8 @@ func TestAISDKThroughGateway(t *testing.T) {
 		args map[string]any
 		want string // in the result's text
 	}{
-		{"read", map[string]any{"uri": "a.md"}, "hello docs"},
-		{"read", map[string]any{"uri": "nope.md"}, "not_found"},
+		{"read", map[string]any{"path": "a.md"}, "hello docs"},
+		{"read", map[string]any{"path": "nope.md"}, "not_found"},
 		{"up__echo", map[string]any{"text": "hi"}, `echo {\"text\":\"hi\"}`},
 		{"up__confirm", map[string]any{"action": "drop"}, "confirmed drop by"},
 		{"up__series", map[string]any{}, `"handle"`},

@@ -222,7 +222,7 @@ func countAs(c *cli.Context, mode string, counter pager.Counter) error {
 	defer out.Flush()
 	arg := c.Args().First()
 	if mode == "truncate" {
-		src, name, err := chunkSource(c, readOptions{stdin: arg == fsview.StdinName, name: arg, maxFileBytes: c.Int64("max-file-bytes"), args: wire.ReadArgs{URI: localName(arg)}})
+		src, name, err := chunkSource(c, readOptions{stdin: arg == fsview.StdinName, name: arg, maxFileBytes: c.Int64("max-file-bytes"), args: wire.ReadArgs{Path: localName(arg)}})
 		if err != nil {
 			return err
 		}

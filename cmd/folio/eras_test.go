@@ -53,7 +53,7 @@ func TestServeBothEras(t *testing.T) {
 	}
 	// A sessionless caller's folded answer is its own in its next
 	// connection.
-	res := mcptest.Call(t, sessionless, "list", map[string]any{"uri": "many", "details": true})
+	res := mcptest.Call(t, sessionless, "list", map[string]any{"path": "many", "details": true})
 	var folded struct{ Handle string }
 	if err := json.Unmarshal(mustMarshal(t, res.StructuredContent), &folded); err != nil || folded.Handle == "" {
 		t.Fatalf("a list of 600 entries did not fold: %.200s", mcptest.Text(res))
@@ -93,7 +93,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 // next_cursor to the end.
 func readAll(t *testing.T, cs *mcp.ClientSession, uri string, budget int) string {
 	t.Helper()
-	args := map[string]any{"uri": uri, "max_tokens": budget}
+	args := map[string]any{"path": uri, "max_tokens": budget}
 	var got strings.Builder
 	for range 1000 {
 		text, isErr := mcptest.CallText(t, cs, "read", args)

@@ -488,7 +488,7 @@ func TestAnswersHoldReadMemory(t *testing.T) {
 	p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--read-memory", strconv.Itoa(64<<20), "--max-file-bytes", strconv.Itoa(64<<20))
 	pid := p.cmd.Process.Pid
 	cs := dial(t, httpTransport(p.endpoint, ""))
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"uri":%q,"max_tokens":16777216}}}`, path)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":%q,"max_tokens":16777216}}}`, path)
 	var conns []net.Conn
 	for range 8 {
 		conns = append(conns, postUnread(t, p.endpoint, dial(t, httpTransport(p.endpoint, "")), body))
@@ -498,7 +498,7 @@ func TestAnswersHoldReadMemory(t *testing.T) {
 	for _, c := range conns {
 		c.Close()
 	}
-	text, isErr := readTool(t, cs, map[string]any{"uri": path, "max_tokens": 2000})
+	text, isErr := readTool(t, cs, map[string]any{"path": path, "max_tokens": 2000})
 	if isErr || !strings.Contains(text, "twenty-four") {
 		t.Errorf("a read after the slow clients left: %.300s", text)
 	}

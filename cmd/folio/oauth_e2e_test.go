@@ -157,9 +157,9 @@ func TestOAuthEndToEnd(t *testing.T) {
 	b, _ = json.Marshal(map[string]any{
 		"url": p.endpoint, "user": "alice", "expire_after_ms": (ttl + 3) * 1000,
 		"calls": []map[string]any{
-			{"name": "read", "arguments": map[string]any{"uri": "docs/a.md", "max_tokens": 2000}},
+			{"name": "read", "arguments": map[string]any{"path": "docs/a.md", "max_tokens": 2000}},
 			{"name": "fake__echo", "arguments": map[string]any{"say": "hi"}},
-			{"name": "docs__read", "arguments": map[string]any{"uri": "b.md", "max_tokens": 500}},
+			{"name": "docs__read", "arguments": map[string]any{"path": "b.md", "max_tokens": 500}},
 		},
 	})
 	os.WriteFile(plan, b, 0o600)

@@ -171,19 +171,19 @@ func TestServeOAuth(t *testing.T) {
 	bob := key.Mint(t, "at+jwt", is.Claims(oauthResource, now, "sub", "bob"))
 	for _, era := range []string{"", "2025-11-25"} {
 		cs, tr := connect(era, alice)
-		if out, isErr := readTool(t, cs, map[string]any{"uri": "public/c.md", "max_tokens": 500}); !isErr || !strings.Contains(out, "not_found") {
+		if out, isErr := readTool(t, cs, map[string]any{"path": "public/c.md", "max_tokens": 500}); !isErr || !strings.Contains(out, "not_found") {
 			t.Errorf("era %q: alice (group docs) read public/c.md: %s", era, out)
 		}
 		// A read continued after the token is refreshed: the cursor is the
 		// subject's, not the token's.
-		first, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 300})
+		first, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 300})
 		pg, err := pager.Decode([]byte(first))
 		if isErr || err != nil || !pg.HasMore {
 			t.Fatalf("era %q: alice's first page: %s", era, first)
 		}
 		tr.set(key.Mint(t, "at+jwt", is.Claims(oauthResource, now, "groups", []string{"docs"}, "exp", now.Add(2*time.Hour).Unix())))
 		got := pg.Content
-		args := map[string]any{"uri": "docs/a.md", "max_tokens": 300, "cursor": *pg.NextCursor}
+		args := map[string]any{"path": "docs/a.md", "max_tokens": 300, "cursor": *pg.NextCursor}
 		for {
 			out, isErr := readTool(t, cs, args)
 			next, err := pager.Decode([]byte(out))
@@ -201,14 +201,14 @@ func TestServeOAuth(t *testing.T) {
 		}
 
 		cs, _ = connect(era, bob)
-		if out, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500}); !isErr || !strings.Contains(out, "not_found") {
+		if out, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 500}); !isErr || !strings.Contains(out, "not_found") {
 			t.Errorf("era %q: bob (no group) read docs/a.md: %.200s", era, out)
 		}
-		if out, isErr := readTool(t, cs, map[string]any{"uri": "public/c.md", "max_tokens": 500}); isErr {
+		if out, isErr := readTool(t, cs, map[string]any{"path": "public/c.md", "max_tokens": 500}); isErr {
 			t.Errorf("era %q: bob read public/c.md: %s", era, out)
 		}
 		cs, _ = connect(era, static)
-		if out, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500}); isErr {
+		if out, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 500}); isErr {
 			t.Errorf("era %q: the static token beside OAuth: %s", era, out)
 		}
 	}

@@ -197,7 +197,7 @@ func newReadOptions(c *cli.Context) readOptions {
 	if format == "raw" {
 		o.raw, format = true, ""
 	}
-	o.args = wire.ReadArgs{URI: name, Cursor: c.String("cursor"), Format: format}
+	o.args = wire.ReadArgs{Path: name, Cursor: c.String("cursor"), Format: format}
 	readIntFlags(c, &o.args)
 	if !c.IsSet("format") {
 		o.args.Format = ""
@@ -311,7 +311,7 @@ func localRead(c *cli.Context, o readOptions) error {
 // printLines prints the lines --offset and --limit choose, of the file or
 // of stdin (standard input's text, when PATH is -).
 func printLines(c *cli.Context, o readOptions, rd *reader.Reader, stdin []byte) error {
-	req := reader.LineRequest{Name: o.args.URI}
+	req := reader.LineRequest{Name: o.args.Path}
 	if o.args.Offset != nil {
 		req.Offset = *o.args.Offset
 	}
@@ -335,7 +335,7 @@ func printLines(c *cli.Context, o readOptions, rd *reader.Reader, stdin []byte) 
 // pageRequest is the request of a local read's first page (or of the one
 // its --cursor continues to), in the format asked for (JSON by default).
 func pageRequest(o readOptions) reader.PageRequest {
-	req := reader.PageRequest{Name: o.args.URI, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: o.format}
+	req := reader.PageRequest{Name: o.args.Path, Subject: reader.LocalSubject, MaxTokens: *o.args.MaxTokens, Cursor: o.args.Cursor, Format: o.format}
 	if o.args.Line != nil {
 		req.Line = *o.args.Line
 	}
@@ -401,7 +401,7 @@ func remoteRead(c *cli.Context, o readOptions) error {
 	out := c.App.Writer
 	args := o.args
 	if !o.paged {
-		lines, footer, err := cl.Lines(c.Context, wire.ReadArgs{URI: args.URI, Offset: args.Offset, Limit: args.Limit})
+		lines, footer, err := cl.Lines(c.Context, wire.ReadArgs{Path: args.Path, Offset: args.Offset, Limit: args.Limit})
 		if err != nil {
 			return fail(c, false, err)
 		}
@@ -414,7 +414,7 @@ func remoteRead(c *cli.Context, o readOptions) error {
 	}
 	if args.Line != nil && args.Cursor == "" {
 		// The first page starts at the line; Pages follows from there.
-		p, err := cl.PageAt(c.Context, args.URI, *args.MaxTokens, args.Format, *args.Line)
+		p, err := cl.PageAt(c.Context, args.Path, *args.MaxTokens, args.Format, *args.Line)
 		if err != nil {
 			return fail(c, true, err)
 		}
@@ -430,7 +430,7 @@ func remoteRead(c *cli.Context, o readOptions) error {
 		}
 		args.Cursor = *d.NextCursor
 	}
-	for page, err := range cl.Pages(c.Context, args.URI, *args.MaxTokens, args.Format, args.Cursor) {
+	for page, err := range cl.Pages(c.Context, args.Path, *args.MaxTokens, args.Format, args.Cursor) {
 		if err != nil {
 			return fail(c, true, err)
 		}

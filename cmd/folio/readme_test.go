@@ -515,7 +515,7 @@ func TestReadmeAnswersCatchAChange(t *testing.T) {
 	// The comments: a fenced block dedented, an inline span, a chain of
 	// calls; a call that is not one, or a comment with no code after it,
 	// is an error naming its line.
-	exs, err := readmeExamples("README.md", "  <!-- answer tail: read {\"uri\":\"a\"} | result_query {} -->\n  ```\n  [folio] x\n  ```\nand <!-- answer: list {} -->`{\"y\":1}`\n")
+	exs, err := readmeExamples("README.md", "  <!-- answer tail: read {\"path\":\"a\"} | result_query {} -->\n  ```\n  [folio] x\n  ```\nand <!-- answer: list {} -->`{\"y\":1}`\n")
 	if err != nil || len(exs) != 2 || exs[0].text != "[folio] x" || exs[0].part != "tail" || len(exs[0].calls) != 2 || exs[1].text != `{"y":1}` || exs[1].part != "" {
 		t.Errorf("examples %+v, %v", exs, err)
 	}

@@ -142,7 +142,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	// read through the other.
 	cs, rec := r.client(t)
 	served := map[string]int{}
-	args := map[string]any{"uri": "docs/big.md", "max_tokens": budget}
+	args := map[string]any{"path": "docs/big.md", "max_tokens": budget}
 	var got strings.Builder
 	for {
 		res, _, err := callRetry(cs, "read", args)
@@ -170,7 +170,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	if len(served) != 2 || served["r0"] == 0 || served["r1"] == 0 {
 		t.Errorf("pages served by replica: %v", served)
 	}
-	res, _, err := callRetry(cs, "list", map[string]any{"uri": ".", "recursive": true, "details": true})
+	res, _, err := callRetry(cs, "list", map[string]any{"path": ".", "recursive": true, "details": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	for c := range clients {
 		wg.Go(func() {
 			cs, _ := r.client(t)
-			args := map[string]any{"uri": "docs/big.md", "max_tokens": budget / 2}
+			args := map[string]any{"path": "docs/big.md", "max_tokens": budget / 2}
 			var got strings.Builder
 			for i := 0; ; i++ {
 				if pages.Add(1) == killAfter {
@@ -262,7 +262,7 @@ func BenchmarkReplicas(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				cs, _ := r.client(b)
-				args := map[string]any{"uri": "docs/big.md", "max_tokens": 400}
+				args := map[string]any{"path": "docs/big.md", "max_tokens": 400}
 				for pb.Next() {
 					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: args})
 					if err != nil || res.IsError {

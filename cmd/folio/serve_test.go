@@ -125,7 +125,7 @@ func readTool(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string,
 func pageThrough(t *testing.T, budget int, uri string, clients ...*mcp.ClientSession) string {
 	t.Helper()
 	var got strings.Builder
-	args := map[string]any{"uri": uri, "max_tokens": budget}
+	args := map[string]any{"path": uri, "max_tokens": budget}
 	for i := 0; ; i++ {
 		text, isErr := readTool(t, clients[i%len(clients)], args)
 		if isErr {
@@ -155,10 +155,10 @@ func TestServeStdio(t *testing.T) {
 	if got := pageThrough(t, 600, "docs/a.md", cs); got != text {
 		t.Fatal("stdio pages do not give back the file")
 	}
-	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "offset": 2, "limit": 1}); isErr || !strings.HasPrefix(got, "中文🙂 \"quoted\" \\ path\r\n\n[folio] ") {
+	if got, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "offset": 2, "limit": 1}); isErr || !strings.HasPrefix(got, "中文🙂 \"quoted\" \\ path\r\n\n[folio] ") {
 		t.Fatalf("line mode: %q", got)
 	}
-	if got, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 600, "limit": 1}); !isErr || !strings.Contains(got, "invalid_argument") {
+	if got, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 600, "limit": 1}); !isErr || !strings.Contains(got, "invalid_argument") {
 		t.Fatalf("mixed modes: %q", got)
 	}
 	cs.Close()
@@ -247,7 +247,7 @@ func TestServeHTTP(t *testing.T) {
 
 	// Narrowing alice's allow list stops her continuation without a restart.
 	cs := dial(t, httpTransport(p.endpoint, alice))
-	text1, _ := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500})
+	text1, _ := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 500})
 	pg, _ := pager.Decode([]byte(text1))
 	var f struct {
 		Tokens []map[string]any `json:"tokens"`
@@ -260,7 +260,7 @@ func TestServeHTTP(t *testing.T) {
 	os.Rename(tokens+".new", tokens)
 	changed := time.Now()
 	for {
-		out, isErr := readTool(t, cs, map[string]any{"uri": "docs/a.md", "max_tokens": 500, "cursor": *pg.NextCursor})
+		out, isErr := readTool(t, cs, map[string]any{"path": "docs/a.md", "max_tokens": 500, "cursor": *pg.NextCursor})
 		if isErr && strings.Contains(out, "not_found") {
 			break
 		}

@@ -33,7 +33,7 @@ func TestServeGrepSearchesSymlinkedFiles(t *testing.T) {
 	if text := mcptest.Text(mcptest.Call(t, cs, "list", map[string]any{"recursive": true})); text != "AGENTS.md\nCLAUDE.md\ndocs/\ndocs/agents.md\ndocs/agents2.md\ndocs/guide.md\n" {
 		t.Errorf("list:\n%s", text)
 	}
-	if a := readLines(t, cs, map[string]any{"uri": "CLAUDE.md"}); a.lines != "# Agents\nRun the needle tests.\n" {
+	if a := readLines(t, cs, map[string]any{"path": "CLAUDE.md"}); a.lines != "# Agents\nRun the needle tests.\n" {
 		t.Errorf("read CLAUDE.md: %q", a.lines)
 	}
 	for _, tc := range []struct {

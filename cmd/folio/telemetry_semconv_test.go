@@ -62,7 +62,7 @@ func TestTelemetryConventions(t *testing.T) {
 	instance := func(t *testing.T, name string) {
 		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "service.instance.id="+name)
 	}
-	readArgs := map[string]any{"uri": "doc.md", "max_tokens": 500}
+	readArgs := map[string]any{"path": "doc.md", "max_tokens": 500}
 
 	t.Run("stdio, 2025-11-25, upstreams", func(t *testing.T) {
 		instance(t, "stdio-2025")
@@ -138,7 +138,7 @@ func TestTelemetryConventions(t *testing.T) {
 			t.Fatalf("%v %+v", err, res)
 		}
 		// A string id, given last, as the TypeScript SDK writes it.
-		body := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read","arguments":{"uri":"doc.md","max_tokens":500},` +
+		body := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read","arguments":{"path":"doc.md","max_tokens":500},` +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"id":"request-7"}`
 		req, _ := http.NewRequest(http.MethodPost, p.endpoint, strings.NewReader(body))
 		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",

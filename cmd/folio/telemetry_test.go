@@ -29,7 +29,7 @@ func TestPrometheusScrapesFolio(t *testing.T) {
 	base := adminURL(t, g.stderr)
 	prom := prometheustest.Start(t, strings.TrimPrefix(base, "http://"))
 	pages, tokens := 0, 0
-	args := map[string]any{"uri": "doc.md", "max_tokens": 200}
+	args := map[string]any{"path": "doc.md", "max_tokens": 200}
 	for {
 		res := mcptest.Call(t, g.cs, "read", args)
 		if res.IsError {
@@ -47,7 +47,7 @@ func TestPrometheusScrapesFolio(t *testing.T) {
 			break
 		}
 		next := page.NextCursor
-		args = map[string]any{"uri": "doc.md", "max_tokens": 200, "cursor": next}
+		args = map[string]any{"path": "doc.md", "max_tokens": 200, "cursor": next}
 	}
 	if pages < 3 {
 		t.Fatalf("%d pages", pages)
@@ -131,8 +131,8 @@ func TestTracesReachCollector(t *testing.T) {
 		const trace, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 		g := serveGateway(t, dir, upstreams, nil)
 		for _, p := range []*mcp.CallToolParams{
-			{Name: "read", Arguments: map[string]any{"uri": "doc.md", "max_tokens": 500}, Meta: traceparent(trace, parent)},
-			{Name: "read", Arguments: map[string]any{"uri": "missing.md"}, Meta: traceparent(trace, parent)},
+			{Name: "read", Arguments: map[string]any{"path": "doc.md", "max_tokens": 500}, Meta: traceparent(trace, parent)},
+			{Name: "read", Arguments: map[string]any{"path": "missing.md"}, Meta: traceparent(trace, parent)},
 			{Name: "up__echo", Arguments: map[string]any{"text": "hi"}, Meta: traceparent(trace, parent)},
 		} {
 			if _, err := g.cs.CallTool(context.Background(), p); err != nil {
