@@ -45,6 +45,7 @@ fuzz:
     go test ./tokens -run '^$' -fuzz FuzzTokensFile -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzToolArguments -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzAuthorization -fuzztime 60s
+    go test ./mcpserver -run '^$' -fuzz FuzzRefArgs -fuzztime 60s
     go test ./oauth -run '^$' -fuzz FuzzVerify -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -32,90 +31,91 @@ const uriSuffix = "_uri"
 // file:// URIs of files the caller may read (their text). Other values of
 // X_uri go on untouched. A reference that cannot be resolved stops the
 // call before the tool runs: reference_not_found, with the missing URIs.
-// What one call's references read, and what they put in its arguments,
-// are each bounded by MaxAnswerBytes, and their number by MaxReferences
-// (too_large past any, naming the argument and the references that did
-// not fit).
+// The references of a call are counted, in all its arguments, before any
+// is decoded or read: more than MaxReferences stop it (too_large). What
+// they read, and what they put in its arguments, are each bounded by
+// MaxAnswerBytes (too_large past either, naming the argument and the
+// references that did not fit), and the arguments with their values are
+// built once all fit.
 func (s *Server) substitute(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
 		if method != "tools/call" || !ok || !bytes.Contains(call.Params.Arguments, []byte(uriSuffix+`"`)) {
 			return next(ctx, method, req)
 		}
-		var args map[string]json.RawMessage
-		if json.Unmarshal(call.Params.Arguments, &args) != nil {
-			return next(ctx, method, req)
-		}
 		allowed, err := s.referenceArgs(ctx, call)
 		if err != nil || len(allowed) == 0 {
 			return next(ctx, method, req)
+		}
+		args, ok := scanRefArgs(call.Params.Arguments, allowed)
+		if !ok || len(args.list) == 0 {
+			return next(ctx, method, req)
+		}
+		if stop := tooManyReferences(args); stop != nil {
+			return stop, nil
 		}
 		c, err := s.caller(ctx)
 		if err != nil {
 			return nil, err
 		}
-		refs := s.callReferences(call, c)
-		substituted := map[string]string{} // argument → the X_uri it came from
-		if stop, err := s.substituteArgs(ctx, call, refs, allowed, args, substituted); stop != nil || err != nil {
+		values, stop, err := s.resolveArgs(ctx, s.callReferences(call, c), args)
+		if stop != nil || err != nil {
 			return stop, err
 		}
-		if len(substituted) > 0 {
-			call.Params.Arguments, _ = json.Marshal(args)
-			ctx = context.WithValue(ctx, substitutedKey{}, substituted)
+		substituted := map[string]string{} // argument → the X_uri it came from
+		for _, arg := range args.list {
+			if args.given[arg.name] {
+				s.log.Info("both an argument and its reference were given: the reference wins", "tool", call.Params.Name, "argument", arg.name)
+			}
+			substituted[arg.name] = arg.key
 		}
-		return next(ctx, method, req)
+		call.Params.Arguments = args.expand(values)
+		return next(context.WithValue(ctx, substitutedKey{}, substituted), method, req)
 	}
 }
 
-// substituteArgs replaces in args, in the order of their names, each
-// argument X_uri that allowed names and whose value is a reference (or
-// an array of them) by X holding the values referred to, and records X
-// → X_uri in substituted. It returns the answer that stops the call
-// before the tool runs, if any: too many references in all (too_large,
-// past MaxReferences), one that cannot be read (see
-// unresolvedReference), or, once all are resolved, those that do not
-// exist (reference_not_found).
-func (s *Server) substituteArgs(ctx context.Context, call *mcp.CallToolRequest, refs *callReferences, allowed map[string]string, args map[string]json.RawMessage, substituted map[string]string) (*mcp.CallToolResult, error) {
+// tooManyReferences is the answer that stops a call whose arguments pass
+// more than MaxReferences references in all (too_large, naming the
+// argument at which they passed it), or nil.
+func tooManyReferences(args *refArgs) *mcp.CallToolResult {
+	if args.total <= MaxReferences {
+		return nil
+	}
 	counted := 0
+	for _, arg := range args.list {
+		if counted += arg.n; counted > MaxReferences {
+			return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: the call passes more than %d references; pass fewer (a reference to a whole list, or to a part of an answer by a JSON pointer fragment, counts once); the tool was not called", arg.key, MaxReferences))
+		}
+	}
+	return nil
+}
+
+// resolveArgs resolves the references of args, in the order of their
+// arguments' names: values[i] are those of args.list[i]. It returns the
+// answer that stops the call before the tool runs, if any: one that
+// cannot be read or does not fit (see unresolvedReference), or, once all
+// are resolved, those that do not exist (reference_not_found).
+func (s *Server) resolveArgs(ctx context.Context, refs *callReferences, args *refArgs) ([][]json.RawMessage, *mcp.CallToolResult, error) {
+	values := make([][]json.RawMessage, len(args.list))
 	var missing []string
-	for _, key := range slices.Sorted(maps.Keys(args)) {
-		name, isRef := strings.CutSuffix(key, uriSuffix)
-		if _, ok := allowed[name]; !isRef || !ok {
-			continue
-		}
-		uris, many := references(args[key])
-		if uris == nil {
-			continue
-		}
-		if counted += len(uris); counted > MaxReferences {
-			return errorResult(toolerr.New(toolerr.CodeTooLarge, "%s: the call passes more than %d references; pass fewer (a reference to a whole list, or to a part of an answer by a JSON pointer fragment, counts once); the tool was not called", key, MaxReferences)), nil
-		}
-		values := make([]json.RawMessage, len(uris))
-		for i, uri := range uris {
+	for i, arg := range args.list {
+		uris := arg.uris()
+		values[i] = make([]json.RawMessage, len(uris))
+		for j, uri := range uris {
 			v, err := refs.resolve(ctx, uri)
 			if err != nil {
-				if stop, err := s.unresolvedReference(key, i, len(uris), many, err); stop != nil || err != nil {
-					return stop, err
+				if stop, err := s.unresolvedReference(arg.key, j, len(uris), arg.many, err); stop != nil || err != nil {
+					return nil, stop, err
 				}
 				missing = append(missing, uri)
 			}
-			values[i] = v
+			values[i][j] = v
 		}
-		if _, both := args[name]; both {
-			s.log.Info("both an argument and its reference were given: the reference wins", "tool", call.Params.Name, "argument", name)
-		}
-		if many {
-			args[name], _ = json.Marshal(values)
-		} else {
-			args[name] = values[0]
-		}
-		delete(args, key)
-		substituted[name] = key
 	}
 	if len(missing) > 0 {
-		return referenceNotFound(missing), nil
+		return nil, referenceNotFound(missing), nil
 	}
-	return nil, nil
+	return values, nil, nil
 }
 
 // unresolvedReference is the answer that stops the call when the
@@ -163,28 +163,8 @@ func (s *Server) referenceArgs(ctx context.Context, call *mcp.CallToolRequest) (
 	return v.(map[string]string), nil
 }
 
-// references reads an argument's value as one reference or an array of
-// them; nil when it is neither.
-func references(raw json.RawMessage) (uris []string, many bool) {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		if isReference(one) {
-			return []string{one}, false
-		}
-		return nil, false
-	}
-	var list []string
-	if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
-		return nil, false
-	}
-	for _, u := range list {
-		if !isReference(u) {
-			return nil, false
-		}
-	}
-	return list, true
-}
-
+// isReference reports whether s is a reference substitute resolves: an
+// mcp+cache:// or a file:// URI.
 func isReference(s string) bool {
 	return fold.IsReference(s) || len(s) >= 7 && strings.EqualFold(s[:7], "file://")
 }

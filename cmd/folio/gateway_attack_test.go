@@ -439,6 +439,71 @@ func TestGatewayReferenceBounds(t *testing.T) {
 	peakRSS(t, pid)
 }
 
+// TestGatewayReferenceFlood: a call naming one folded answer 100,000
+// times (3.7 MB of arguments) is refused too_large, over stdio and over
+// HTTP, and the tool is not called. Over stdio, folio runs with the
+// collector off, so that what its peak memory grows by over the call is
+// what the call allocates, not when the collector ran: reading the line
+// and go-sdk's decoding of it (twice) take about 25 MB, and the refusal
+// must add little to that (< 32 MB in all). When the references were
+// decoded and checked before they were counted, it took 37 MB (and 54 MB
+// when folio's stdio also grew a long line by a quarter at a time).
+// Over HTTP, such a request allocates about 100 MB before folio's stages
+// see it, nearly all of it go-sdk v1.8.0's (it reads the body twice more
+// after folio's guard, decodes the arguments whole to check the Mcp-Name
+// header, and the params twice more), so the refusal is checked there,
+// and the bound every attack keeps to (peakRSS).
+func TestGatewayReferenceFlood(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			dir := t.TempDir()
+			callLog := filepath.Join(dir, "calls")
+			servers := map[string]any{
+				"src": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools"}},
+				"dst": map[string]any{"command": upstreamtest.Binary(t), "args": []string{"-datatools", "-calllog", callLog}},
+			}
+			var cs *mcp.ClientSession
+			var pid int
+			if transport == "stdio" {
+				t.Setenv("GOGC", "off")
+				g := serveGateway(t, dir, servers, nil, "--fold-threshold-bytes", "2048")
+				cs, pid = g.cs, g.cmd.Process.Pid
+			} else {
+				config := filepath.Join(dir, "mcp.json")
+				writeUpstreams(t, config, servers)
+				p := startServe(t, nil, "--root", dir, "--http", "127.0.0.1:0", "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--fold-threshold-bytes", "2048")
+				var err error
+				cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), httpTransport(p.endpoint, ""), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cs.Close() })
+				pid = p.cmd.Process.Pid
+			}
+			handle := foldedHandle(t, mcptest.Call(t, cs, "src__log", nil))
+			refs := slices.Repeat([]string{"mcp+cache://" + handle}, 100_000)
+			before := procStatus(t, pid, "VmHWM")
+			text, isErr := mcptest.CallText(t, cs, "dst__ingest", map[string]any{"data_uri": refs})
+			grown := (procStatus(t, pid, "VmHWM") - before) / 1024
+			t.Logf("100,000 references to one answer: peak RSS %d MB, +%d MB over the call", before/1024+grown, grown)
+			if !isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, "data_uri: the call passes more than 10000 references") {
+				t.Errorf("100,000 references: %.400s", text)
+			}
+			if b, _ := os.ReadFile(callLog); strings.Contains(string(b), "ingest") {
+				t.Error("the tool was called with 100,000 references")
+			}
+			const boundMB = 32
+			if transport == "stdio" && grown >= boundMB && !raceEnabled {
+				t.Errorf("folio's peak RSS grew by %d MB refusing 100,000 references, over %d MB", grown, boundMB)
+			}
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Errorf("folio does not answer: %v", err)
+			}
+			peakRSS(t, pid)
+		})
+	}
+}
+
 // TestGatewayDeepPointers: an answer nested 9,000 deep, and a pointer
 // thousands of steps into it, cost what the answer is long, not its depth
 // times that: folding it, and following the pointer through result_query

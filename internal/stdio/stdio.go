@@ -347,23 +347,37 @@ var errTooLong = errors.New("a line over the bound")
 
 // readLine reads the next line, without its end or the white space
 // around it, into memory of its own. A line over the bound is passed to
-// its end and errTooLong returned.
+// its end and errTooLong returned. A line longer than the reader's
+// buffer is kept in copies of its parts until its end, then joined into
+// one slice of its size: grown by append, a 3.7 MB line cost 19 MB of
+// allocations (append grows a large slice by a quarter at a time), now
+// twice its size.
 func (c *conn) readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
+	var parts [][]byte
 	size := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if size += len(chunk); size <= c.max+2 { // room for "\r\n"
-			line = append(line, chunk...)
-		}
+		size += len(chunk)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if size <= c.max+2 { // room for "\r\n"
+				parts = append(parts, bytes.Clone(chunk))
+			} else {
+				parts = nil
+			}
 			continue
 		}
 		if err != nil && (err != io.EOF || size == 0) {
 			return nil, err
 		}
 		// The line's end, or the stream's (the last line may have none).
-		if line = bytes.TrimSpace(line); size > c.max+2 || len(line) > c.max {
+		if size > c.max+2 {
+			return nil, errTooLong
+		}
+		line := make([]byte, 0, size)
+		for _, part := range parts {
+			line = append(line, part...)
+		}
+		if line = bytes.TrimSpace(append(line, chunk...)); len(line) > c.max {
 			return nil, errTooLong
 		}
 		return line, nil
