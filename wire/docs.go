@@ -56,7 +56,7 @@ func (a SearchDocsArgs) Check() *toolerr.Error {
 // SearchDocsSchema is search_docs' input schema.
 func SearchDocsSchema() json.RawMessage {
 	return derive[SearchDocsArgs](map[string]func(*jsonschema.Schema){
-		"path": describePath("file or directory to search under: ", ""),
+		"path": describe("file or directory to search under"),
 		"max_tokens": func(s *jsonschema.Schema) {
 			between(1, MaxAnswerTokens)(s)
 			s.Description = fmt.Sprintf("answer budget, default %d", DefaultAnswerTokens)

@@ -42,7 +42,7 @@ func (a OutlineArgs) Check() *toolerr.Error {
 // OutlineSchema is outline's input schema.
 func OutlineSchema() json.RawMessage {
 	return derive[OutlineArgs](map[string]func(*jsonschema.Schema){
-		"path":       describePath("", ""),
+		"path":       describe("file, or directory"),
 		"max_tokens": atLeast(1),
 	})
 }

@@ -13,7 +13,7 @@ import (
 // none.
 func ReadSchema(formats []string, defaultFormat string) json.RawMessage {
 	return derive[ReadArgs](map[string]func(*jsonschema.Schema){
-		"path":       describePath("", ""),
+		"path":       describe(PathForms),
 		"limit":      atLeast(1),
 		"max_tokens": between(1, MaxTokensLimit),
 		"line":       atLeast(1),
@@ -30,7 +30,7 @@ func ReadSchema(formats []string, defaultFormat string) json.RawMessage {
 // ListSchema is list's input schema.
 func ListSchema() json.RawMessage {
 	return derive[ListArgs](map[string]func(*jsonschema.Schema){
-		"path":      describePath("", ""),
+		"path":      describe("directory"),
 		"max_depth": atLeast(0),
 		"max_entries": func(s *jsonschema.Schema) {
 			between(1, MaxEntriesLimit)(s)
@@ -42,7 +42,7 @@ func ListSchema() json.RawMessage {
 // GrepSchema is grep's input schema.
 func GrepSchema() json.RawMessage {
 	return derive[GrepArgs](map[string]func(*jsonschema.Schema){
-		"path":    describePath("file or directory, ", "; default the first root"),
+		"path":    describe("file or directory, default the first root"),
 		"context": between(0, MaxContext),
 		"max_matches": func(s *jsonschema.Schema) {
 			between(1, MaxMatchesLimit)(s)
@@ -120,10 +120,12 @@ func derive[T any](bounds map[string]func(*jsonschema.Schema)) json.RawMessage {
 	return b
 }
 
-// describePath describes a path argument: the forms it takes
-// (PathForms), with what there is to say before and after them.
-func describePath(before, after string) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { s.Description = before + PathForms + after }
+// describe gives a property its description. A path argument names the
+// forms it takes (PathForms) in read's schema alone: the others take the
+// same, as list's answers and pages name files, and the words would cost
+// each tools/list four times over.
+func describe(text string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Description = text }
 }
 
 func atLeast(n float64) func(*jsonschema.Schema) {

@@ -61,7 +61,7 @@ func TestReadArgs(t *testing.T) {
 // TestSchemas: the schemas derived from the argument types name every
 // field the arguments decode, never take null, and do not close
 // themselves to other names (see derive); a tool that takes a path offers
-// it as path (and read's files as paths), said to take every form, and
+// it as path (and read's files as paths), read's said to take every form, and
 // not by its former names.
 func TestSchemas(t *testing.T) {
 	for name, c := range map[string]struct {
@@ -96,7 +96,7 @@ func TestSchemas(t *testing.T) {
 			t.Errorf("%s: %s", name, c.schema)
 		}
 		for _, p := range c.paths {
-			if d := s.Properties[p].Description; s.Properties[p].Type == "" || !strings.Contains(d, PathForms) && p == "path" {
+			if d := s.Properties[p].Description; s.Properties[p].Type == "" || !strings.Contains(d, PathForms) && p == "path" && name == "read" {
 				t.Errorf("%s.%s: %+v", name, p, s.Properties[p])
 			}
 		}
