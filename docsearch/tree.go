@@ -91,7 +91,8 @@ func (t *Tree) Index() *Index { return t.ix.Load() }
 func (t *Tree) Built() bool { return t.built.Load() }
 
 // Build walks every root and indexes each document it finds, until ctx is
-// done; it marks the tree built when it ends, done or not. With a Dir, it
+// done; it marks the tree built when it ends, done or not, and returns
+// ctx's error (wrapped) when ctx ended first. With a Dir, it
 // starts from the index saved there: a document whose version is the one
 // indexed is not indexed again, and one the walk no longer finds is
 // dropped.
@@ -111,7 +112,10 @@ func (t *Tree) Build(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 && ctx.Err() == nil {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("docsearch: the build stopped before its end, %d documents indexed: %w", t.Index().Stats().Documents, err)
+	}
+	if len(errs) == 0 {
 		t.Index().retain(seen)
 	}
 	return errors.Join(errs...)

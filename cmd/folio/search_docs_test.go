@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +95,36 @@ func TestServeSearchDocs(t *testing.T) {
 			t.Fatalf("a new document was not indexed:\n%s", text)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeStoppedBeforeIndexBuilt stops folio serve while its docs index
+// is still being built (a tree of 4,000 documents, 40 MB, takes seconds to
+// index): the log says the build stopped, with the documents indexed so
+// far, and not that an index was built.
+func TestServeStoppedBeforeIndexBuilt(t *testing.T) {
+	dir := t.TempDir()
+	para := strings.Repeat("The kestrel hovers over the field, watching for voles in the grass. ", 150)
+	for i := range 4000 {
+		write(t, dir, fmt.Sprintf("d%02d/doc%04d.md", i%40, i), fmt.Sprintf("# Doc %d\n\n%s\n", i, para))
+	}
+	p, err := startProc(t, nil, "--root", dir, "--http", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // some documents indexed, not all
+	p.stop(t)
+	log := p.stderr.String()
+	if strings.Contains(log, "docs index built") {
+		t.Fatalf("a stopped build logged an index built:\n%s", log)
+	}
+	m := regexp.MustCompile(`msg="docs index build stopped before it finished" documents=(\d+) `).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no line says the build stopped:\n%s", log)
+	}
+	if n, _ := strconv.Atoi(m[1]); n >= 4000 {
+		t.Errorf("the build stopped with all %d documents indexed", n)
+	} else {
+		t.Logf("stopped with %d documents indexed", n)
 	}
 }
