@@ -128,3 +128,28 @@ func TestServeStoppedBeforeIndexBuilt(t *testing.T) {
 		t.Logf("stopped with %d documents indexed", n)
 	}
 }
+
+// TestSearchFixtures runs folio search over a checkout whose testdata
+// holds a shorter copy of its CLI docs: the docs answer first, the copy is
+// not quoted, and --path inside testdata answers from it.
+func TestSearchFixtures(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "docs/cli.md", "# Command line\n\nThe serve command takes a root flag and a tokenizer flag.\n\nIt serves the files under the root to agents.\n")
+	write(t, dir, "testdata/x/cli.md", "# Command line\n\nThe serve command takes a root flag and a tokenizer flag.\n")
+	for _, c := range []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"search", "--root", dir, "serve command root flag tokenizer flag"}, "docs/cli.md"},
+		{[]string{"search", "--root", dir, "--path", "testdata", "serve command root flag tokenizer flag"}, "testdata/x/cli.md"},
+	} {
+		r := folio(t, "", c.args...)
+		m := firstPassage.FindStringSubmatch(r.stdout)
+		if r.code != 0 || m == nil || m[1] != c.first {
+			t.Errorf("%v: exit %d, answer:\n%s%s", c.args[3:], r.code, r.stdout, r.stderr)
+		}
+		if c.first == "docs/cli.md" && strings.Contains(r.stdout, "testdata/") {
+			t.Errorf("a fixture quoted:\n%s", r.stdout)
+		}
+	}
+}
