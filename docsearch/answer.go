@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/folio-mcp/folio/outline"
 )
 
 // candidates is how many ranked passages an answer considers.
@@ -51,8 +53,10 @@ var ErrBudget = errors.New("docsearch: budget too small for any answer")
 // again from what read gave and the search is made again, so no text is
 // ever stale. Passages next to each other in a document join; each is
 // given whole where it fits, else the part of it that holds the question's
-// words; none is repeated. count counts tokens as the answer's reader
-// will.
+// words; none is repeated. A passage is given as its lines, but for HTML
+// and MDX, which are given as the text a reader sees of them (see
+// outline.ReaderText), under a line still naming the lines of the file.
+// count counts tokens as the answer's reader will.
 func (ix *Index) Answer(ctx context.Context, q Query, count func(string) int, read Source) (Answer, error) {
 	var (
 		hits  []Hit
@@ -170,11 +174,15 @@ func pack(q Query, hits []Hit, files map[string]*fresh, count func(string) int) 
 		if !f.ok || h.End > len(f.src) {
 			continue
 		}
-		part := f.render(h)
+		pt := f.text(h)
+		if len(pt.lines) == 0 {
+			continue
+		}
+		part := f.render(h, pt, 0, len(pt.lines))
 		n := count(part)
 		if room := q.MaxTokens - used; n > room && room >= minTrim {
-			if cut, ok := f.trim(h, q.Text, room, count); ok {
-				part = f.render(cut)
+			if from, to, ok := f.trim(h, pt, q.Text, room, count); ok {
+				part = f.render(h, pt, from, to)
 				n = count(part)
 			}
 		}
@@ -206,25 +214,102 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// render is a passage as an answer gives it: a line saying where it is
-// (path:first-last, the file's version the first time the file is named,
-// and the headings it falls under), then its lines as the file has them.
-func (f *fresh) render(h Hit) string {
+// passageText is a passage's lines as an answer gives them, each with its
+// line break and the line of the document it comes from.
+type passageText struct {
+	lines []outline.TextLine
+	// reader is whether they are the text a reader sees of the file's
+	// lines rather than those lines.
+	reader bool
+}
+
+// text is the lines of h's passage as an answer gives them: the file's own
+// lines, or, for a format whose markup a reader does not see (HTML, MDX),
+// the text a reader sees of them (see outline.ReaderText).
+func (f *fresh) text(h Hit) passageText {
+	src := f.src[h.Start:h.End]
+	if text, ok := outline.ReaderText(h.Path, src); ok {
+		for i := range text {
+			text[i].Text += "\n"
+			text[i].Line += h.First - 1
+		}
+		return passageText{text, true}
+	}
+	raw := strings.SplitAfter(string(src), "\n")
+	if raw[len(raw)-1] == "" {
+		raw = raw[:len(raw)-1]
+	}
+	out := make([]outline.TextLine, len(raw))
+	for i, l := range raw {
+		out[i] = outline.TextLine{Text: l, Line: h.First + i}
+	}
+	return passageText{out, false}
+}
+
+// render is lines from to to-1 of h's passage as an answer gives them: a
+// line saying where they are (path:first-last, the lines of the file they
+// come from; the file's version the first time the file is named; the
+// headings it falls under), then the lines. A reader's text cut inside a
+// code block has the block's fences added where the cut lacks them.
+func (f *fresh) render(h Hit, pt passageText, from, to int) string {
 	var b strings.Builder
-	b.WriteString(f.header(h))
-	text := string(f.src[h.Start:h.End])
-	b.WriteString(text)
-	if !strings.HasSuffix(text, "\n") {
+	b.WriteString(f.header(h, pt.lines, from, to))
+	open, unclosed := "", ""
+	if pt.reader {
+		open, unclosed = fences(pt.lines, from, to)
+	}
+	if open != "" {
+		b.WriteString(open + "\n")
+	}
+	for _, l := range pt.lines[from:to] {
+		b.WriteString(l.Text)
+	}
+	if !strings.HasSuffix(pt.lines[to-1].Text, "\n") {
 		b.WriteByte('\n')
+	}
+	if unclosed != "" {
+		b.WriteString(unclosed + "\n")
 	}
 	b.WriteByte('\n')
 	return b.String()
 }
 
-// header is the line that opens a passage in an answer (see render).
-func (f *fresh) header(h Hit) string {
+// fences are the code fences of lines open where lines from to to-1 start
+// (after line from-1) and where they end, "" for none.
+func fences(lines []outline.TextLine, from, to int) (atFrom, atTo string) {
+	open := ""
+	for i, l := range lines[:to] {
+		if i == from {
+			atFrom = open
+		}
+		t := strings.TrimSpace(l.Text)
+		n := 0
+		for n < len(t) && (t[n] == '`' || t[n] == '~') && t[n] == t[0] {
+			n++
+		}
+		switch {
+		case open == "" && n >= 3:
+			open = t[:n]
+		case open != "" && n >= len(open) && n == len(t) && t[0] == open[0]:
+			open = ""
+		}
+	}
+	return atFrom, open
+}
+
+// header is the line that opens lines from to to-1 of h's passage in an
+// answer (see render): the first line of the file they come from to the
+// line before the one the next line comes from.
+func (f *fresh) header(h Hit, lines []outline.TextLine, from, to int) string {
+	first, last := h.First, h.Last
+	if from > 0 {
+		first = lines[from].Line
+	}
+	if to < len(lines) {
+		last = max(lines[to-1].Line, lines[to].Line-1)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d-%d", h.Path, h.First, h.Last)
+	fmt.Fprintf(&b, "%s:%d-%d", h.Path, first, last)
 	if !f.named {
 		fmt.Fprintf(&b, " @%s", f.version)
 	}
@@ -239,40 +324,22 @@ func (f *fresh) header(h Hit) string {
 // lines left would say too little.
 const minTrim = 60
 
-// trim is the part of h's passage, whole lines, that fits room tokens
-// (its opening line counted) and holds the most of the query's words:
-// the line that holds most of them, widened a line at a time, the
+// trim is the run of lines of h's passage, from to to-1, that fits room
+// tokens (its opening line counted) and holds the most of the query's
+// words: the line that holds most of them, widened a line at a time, the
 // neighbour with more of them first.
-func (f *fresh) trim(h Hit, query string, room int, count func(string) int) (Hit, bool) {
-	want := map[string]bool{}
-	for _, w := range Stems(query) {
-		if !stop[w] {
-			want[w] = true
-		}
+func (f *fresh) trim(h Hit, pt passageText, query string, room int, count func(string) int) (int, int, bool) {
+	lines := pt.lines
+	score, best := lineScores(lines, query)
+	header := count(f.header(h, lines, best, best+1)) + 1 // and the blank line after
+	if pt.reader {
+		header += 2 * count("```\n") // the fences it may need
 	}
-	text := string(f.src[h.Start:h.End])
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	score := make([]int, len(lines))
-	best := 0
-	for i, l := range lines {
-		for _, w := range uniq(Stems(l)) {
-			if want[w] {
-				score[i]++
-			}
-		}
-		if score[i] > score[best] {
-			best = i
-		}
-	}
-	header := count(f.header(h)) + 1 // and the blank line after
-	cost := func(i int) int { return count(lines[i]) }
+	cost := func(i int) int { return count(lines[i].Text) }
 	from, to := best, best+1
 	used := header + cost(best)
 	if used > room {
-		return h, false
+		return 0, 0, false
 	}
 	for {
 		next := -1
@@ -297,17 +364,44 @@ func (f *fresh) trim(h Hit, query string, room int, count func(string) int) (Hit
 			to = next + 1
 		}
 	}
-	cut := h
-	for _, l := range lines[:from] {
-		cut.Start += len(l)
+	from, to = unblank(lines, from, to, best)
+	return from, to, true
+}
+
+// lineScores are how many of the query's words (stop words aside) each
+// line holds, and the first line that holds the most.
+func lineScores(lines []outline.TextLine, query string) ([]int, int) {
+	want := map[string]bool{}
+	for _, w := range Stems(query) {
+		if !stop[w] {
+			want[w] = true
+		}
 	}
-	cut.First += from
-	cut.End = cut.Start
-	for _, l := range lines[from:to] {
-		cut.End += len(l)
+	score := make([]int, len(lines))
+	best := 0
+	for i, l := range lines {
+		for _, w := range uniq(Stems(l.Text)) {
+			if want[w] {
+				score[i]++
+			}
+		}
+		if score[i] > score[best] {
+			best = i
+		}
 	}
-	cut.Last = cut.First + to - from - 1
-	return cut, true
+	return score, best
+}
+
+// unblank is lines from to to-1 without the blank lines they start and
+// end with, line best kept.
+func unblank(lines []outline.TextLine, from, to, best int) (int, int) {
+	for from < best && strings.TrimSpace(lines[from].Text) == "" {
+		from++
+	}
+	for to > best+1 && strings.TrimSpace(lines[to-1].Text) == "" {
+		to--
+	}
+	return from, to
 }
 
 // merge joins hits whose passages touch in one document into one, at the

@@ -265,5 +265,21 @@ func TestRanking(t *testing.T) {
 		if s.over > 0 {
 			t.Errorf("%s: %d answers over budget", half, s.over)
 		}
+		report(t, "docsearch, the questions answered in HTML (Go's spec, memory model, assembler guide)", half, evaluateAnswers(t, inHTML(qs), half, answer))
 	}
+}
+
+// inHTML are the questions of qs whose answers are all in HTML documents.
+func inHTML(qs []question) []question {
+	var out []question
+	for _, q := range qs {
+		html := len(q.Answers) > 0
+		for _, a := range q.Answers {
+			html = html && strings.HasSuffix(a.Path, ".html")
+		}
+		if html {
+			out = append(out, q)
+		}
+	}
+	return out
 }

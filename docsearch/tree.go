@@ -91,7 +91,8 @@ func (t *Tree) Index() *Index { return t.ix.Load() }
 func (t *Tree) Built() bool { return t.built.Load() }
 
 // Build walks every root and indexes each document it finds, until ctx is
-// done; it marks the tree built when it ends, done or not. With a Dir, it
+// done; it marks the tree built when it ends, done or not, and returns
+// ctx's error (wrapped) when ctx ended first. With a Dir, it
 // starts from the index saved there: a document whose version is the one
 // indexed is not indexed again, and one the walk no longer finds is
 // dropped.
@@ -111,7 +112,10 @@ func (t *Tree) Build(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 && ctx.Err() == nil {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("docsearch: the build stopped before its end, %d documents indexed: %w", t.Index().Stats().Documents, err)
+	}
+	if len(errs) == 0 {
 		t.Index().retain(seen)
 	}
 	return errors.Join(errs...)
@@ -245,19 +249,24 @@ func (t *Tree) nameOf(p string) (string, bool) {
 // Ask answers q through the view cfs (the caller's: its allow list and
 // policy): only documents it shows are quoted, read fresh through it.
 // under, when not empty, keeps to the documents under that path (a name
-// as cfs resolves it).
+// as cfs resolves it). Test fixtures (see Fixture) are left out unless
+// under is inside a fixture folder or names a file; when nothing else
+// matches and they would, the answer's note says so.
 func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, count func(string) int) (Answer, error) {
-	keep, err := t.scope(cfs, under)
+	keep, fixtures, err := t.scope(cfs, under)
 	if err != nil {
 		return Answer{}, err
 	}
 	q.Keep = keep
+	if !fixtures {
+		q.Keep = func(name string) bool { return !Fixture(t.relOf(name)) && keep(name) }
+	}
 	if !t.Built() {
 		q.Note = joinNote(q.Note, fmt.Sprintf("the index is still being built (%d documents so far): search again for a whole answer", t.Index().Stats().Documents))
 	} else if t.capped.Load() {
 		q.Note = joinNote(q.Note, fmt.Sprintf("the index stopped at its %d-byte cap: some documents are not searched", t.maxBytes))
 	}
-	return t.Index().Answer(ctx, q, count, func(ctx context.Context, name string) ([]byte, string, error) {
+	read := func(ctx context.Context, name string) ([]byte, string, error) {
 		f, err := cfs.Regular(name)
 		if err != nil {
 			return nil, "", err
@@ -268,26 +277,74 @@ func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, c
 		}
 		s.Release()
 		return s.Window, fsview.VersionOf(s.Window).String(), nil
-	})
+	}
+	ans, err := t.Index().Answer(ctx, q, count, read)
+	if err != nil || ans.Found > 0 || fixtures {
+		return ans, err
+	}
+	// Nothing but fixtures may match: say where, so that the caller can
+	// search there.
+	hits, err := t.Index().Search(ctx, q.Text, 1, func(name string) bool { return Fixture(t.relOf(name)) && keep(name) })
+	if err != nil || len(hits) == 0 {
+		return ans, err
+	}
+	q.Note = joinNote(q.Note, fmt.Sprintf("test fixtures match (%s, say), which are searched only with a path inside their folder", hits[0].Path))
+	return t.Index().Answer(ctx, q, count, read)
 }
 
-// scope is what a search through cfs under the path under may quote.
-func (t *Tree) scope(cfs *fsview.FS, under string) (func(string) bool, error) {
+// fixtureDirs are the names of the folders that hold test fixtures by
+// convention: Go's testdata (which the go command ignores), Jest's
+// __fixtures__, and the fixtures folders of test suites (Rails, RSpec,
+// pytest, Mocha).
+var fixtureDirs = map[string]bool{"testdata": true, "__fixtures__": true, "fixtures": true}
+
+// Fixture reports whether the document at rel, a path relative to its
+// root, is a test fixture: whether a folder it is in is named testdata,
+// __fixtures__ or fixtures (in any case). Fixtures are indexed, but an
+// answer quotes them only when asked to search inside their folder (see
+// Tree.Ask): they are other documents' copies or made-up text, not the
+// project's docs.
+func Fixture(rel string) bool {
+	dirs := strings.Split(path.Dir(rel), "/")
+	return slices.ContainsFunc(dirs, func(d string) bool { return fixtureDirs[strings.ToLower(d)] })
+}
+
+// relOf is name, a name the tree indexes a document by, relative to its
+// root (the documents of the roots after the first are named by their
+// absolute paths).
+func (t *Tree) relOf(name string) string {
+	if !path.IsAbs(name) {
+		return name
+	}
+	roots := t.fs.Roots()
+	for _, root := range roots[min(1, len(roots)):] {
+		if rel, ok := strings.CutPrefix(name, root+"/"); ok {
+			return rel
+		}
+	}
+	return name
+}
+
+// scope is what a search through cfs under the path under may quote, and
+// whether it searches test fixtures: when under is inside a fixture
+// folder, or names a file.
+func (t *Tree) scope(cfs *fsview.FS, under string) (func(string) bool, bool, error) {
 	if under == "" {
-		return cfs.Permits, nil
+		return cfs.Permits, false, nil
 	}
 	d, err := cfs.Resolve(under)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	prefix := cfs.Name(d)
 	if !d.IsDir() {
-		return func(name string) bool { return name == prefix && cfs.Permits(name) }, nil
+		return func(name string) bool { return name == prefix && cfs.Permits(name) }, true, nil
 	}
+	fixtures := Fixture(d.Rel + "/x")
 	if prefix == "." || prefix == "" {
-		return cfs.Permits, nil
+		return cfs.Permits, fixtures, nil
 	}
 	return func(name string) bool {
 		return strings.HasPrefix(name, prefix+"/") && cfs.Permits(name)
-	}, nil
+	}, fixtures, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,5 +71,79 @@ func TestTreeDir(t *testing.T) {
 	}
 	if info, err := os.Stat(filepath.Join(dir, files[0].Name())); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("index file mode %v", info.Mode())
+	}
+}
+
+// passageHeader is the line that opens a passage in an answer, its path
+// first.
+var passageHeader = regexp.MustCompile(`(?m)^(\S+):\d+-\d+`)
+
+// TestTreeFixtures serves a checkout whose test fixtures say what its docs
+// say, in fewer words (so they would rank first): a question is answered
+// from the docs, the fixtures only when the search is inside their folder
+// (or names one of them), or when the root itself is inside one; when
+// only fixtures match, the answer says where they are.
+func TestTreeFixtures(t *testing.T) {
+	top := t.TempDir()
+	root, second := filepath.Join(top, "checkout"), filepath.Join(top, "testdata", "corpus")
+	docs := map[string]string{
+		"checkout/docs/cli.md": "# Command line\n\nThe serve command takes a root flag and a tokenizer flag.\n\n" +
+			"It serves the files under the root to agents, over standard input and output or HTTP, and logs to standard error.\n",
+		"checkout/testdata/x/cli.md":      "# Command line\n\nThe serve command takes a root flag and a tokenizer flag.\n",
+		"checkout/pkg/fixtures/cli.md":    "# Serve\n\nThe serve command takes a root flag.\n",
+		"checkout/testdata/only.md":       "# Osprey\n\nThe osprey fixture dives for fish.\n",
+		"testdata/corpus/guide/heron.md":  "# Heron\n\nThe heron stands in the shallows.\n",
+		"checkout/docs/testdata-notes.md": "# Notes\n\nA file named like a fixture folder: the kestrel hovers.\n",
+	}
+	for name, text := range docs {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := fsview.Open([]string{root, second}, fsview.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	tr := NewTree(fs, TreeOptions{})
+	if err := tr.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		question, under string
+		first           string // the first passage's path, "" for none
+		note            string // a part of the answer's note
+	}{
+		{"serve command root flag tokenizer flag", "", "docs/cli.md", ""},
+		{"serve command root flag tokenizer flag", "docs", "docs/cli.md", ""},
+		{"serve command root flag tokenizer flag", "testdata", "testdata/x/cli.md", ""},
+		{"serve command root flag tokenizer flag", "testdata/x", "testdata/x/cli.md", ""},
+		{"serve command root flag", "pkg/fixtures", "pkg/fixtures/cli.md", ""},
+		{"serve command root flag", "pkg/fixtures/cli.md", "pkg/fixtures/cli.md", ""},
+		{"osprey dives for fish", "", "", "test fixtures match (testdata/only.md, say)"},
+		{"osprey dives for fish", "testdata", "testdata/only.md", ""},
+		{"kestrel hovers", "", "docs/testdata-notes.md", ""},
+		{"heron shallows", "", second + "/guide/heron.md", ""},
+	} {
+		ans, err := tr.Ask(context.Background(), fs, c.under, Query{Text: c.question, MaxTokens: 500}, func(s string) int { return len(s) / 4 })
+		if err != nil {
+			t.Fatalf("%q under %q: %v", c.question, c.under, err)
+		}
+		first, _, _ := strings.Cut(ans.Text, ":")
+		if c.first == "" && ans.Passages > 0 || c.first != "" && first != c.first {
+			t.Errorf("%q under %q: answered\n%s", c.question, c.under, ans.Text)
+		}
+		for _, m := range passageHeader.FindAllStringSubmatch(ans.Text, -1) {
+			if c.under == "" && Fixture(tr.relOf(m[1])) {
+				t.Errorf("%q: a fixture quoted:\n%s", c.question, ans.Text)
+			}
+		}
+		if !strings.Contains(ans.Text, c.note) {
+			t.Errorf("%q under %q: no note %q:\n%s", c.question, c.under, c.note, ans.Text)
+		}
 	}
 }

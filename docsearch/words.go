@@ -2,7 +2,8 @@
 // passages most likely to answer it: an Index of documents' passages
 // (cut from their structure, see package outline), ranked by BM25F over
 // their fields, and Answer, which packs the best of them, read fresh from
-// their files, into a token budget.
+// their files, into a token budget (HTML and MDX as the text a reader
+// sees); Tree keeps the index of a view's roots.
 package docsearch
 
 import (

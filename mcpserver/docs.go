@@ -45,16 +45,22 @@ func (s *Server) searchDocs(ctx context.Context, _ *mcp.CallToolRequest, c *call
 	return res, nil
 }
 
-// buildDocs builds the docs index from the roots, logging what it took,
+// buildDocs builds the docs index from the roots, logging what it took
+// (or, when ctx ends first, that the build stopped and how far it got),
 // and saves it when built and when ctx ends.
 func (s *Server) buildDocs(ctx context.Context) {
 	start := time.Now()
 	err := s.cfg.Docs.Build(ctx)
 	st := s.cfg.Docs.Index().Stats()
-	if err != nil && ctx.Err() == nil {
-		s.log.Warn("docs index built in part", "err", err)
+	took := time.Since(start).Round(time.Millisecond)
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		s.log.Info("docs index build stopped before it finished", "documents", st.Documents, "passages", st.Passages, "bytes", st.Bytes, "took", took)
+	case err != nil:
+		s.log.Warn("docs index built in part", "err", err, "documents", st.Documents, "passages", st.Passages, "bytes", st.Bytes, "took", took)
+	default:
+		s.log.Info("docs index built", "documents", st.Documents, "passages", st.Passages, "bytes", st.Bytes, "took", took)
 	}
-	s.log.Info("docs index built", "documents", st.Documents, "passages", st.Passages, "bytes", st.Bytes, "took", time.Since(start).Round(time.Millisecond))
 	s.saveDocs()
 	<-ctx.Done()
 	s.saveDocs()

@@ -40,7 +40,8 @@ var passageLine = regexp.MustCompile(`(?m)^(\S+):(\d+)-(\d+)(?: @([0-9a-f]{32}))
 
 // TestSearchDocs asks search_docs through a real client over HTTP: the
 // passage that answers, where it is, its version and headings, its text
-// exactly as the file has it; answers within every budget; what a token
+// exactly as the file has it (an HTML one's as a reader sees it); answers
+// within every budget; what a token
 // may not read, what ignore files and deny rules hide, never quoted.
 func TestSearchDocs(t *testing.T) {
 	e := newEnv(t)
@@ -65,7 +66,9 @@ func TestSearchDocs(t *testing.T) {
 		t.Errorf("meta %v", r.meta)
 	}
 	r = call(t, cs, "search_docs", map[string]any{"query": "heron endpoint caches"})
-	if !strings.Contains(r.text, "web/page.html:") || !strings.Contains(r.text, "answers &amp; caches") {
+	// An HTML passage is the text a reader sees: tags dropped, entities
+	// decoded.
+	if !strings.Contains(r.text, "web/page.html:1-1 ") || !strings.Contains(r.text, "\nThe heron endpoint answers & caches for a minute.\n") || strings.Contains(r.text, "<p>") {
 		t.Errorf("HTML passage:\n%s", r.text)
 	}
 	r = call(t, cs, "search_docs", map[string]any{"query": "when is the osprey launch"})

@@ -23,10 +23,13 @@ const notifyDelay = 50 * time.Millisecond
 // files appear or disappear. With a docs index (Config.Docs), it builds
 // the index in the background and keeps it current from the same events.
 // A stateless server has no subscribers, so without a docs index it does
-// not watch.
+// not watch. It returns once the index's build has ended, logged and been
+// saved.
 func (s *Server) Watch(ctx context.Context) error {
 	if s.cfg.Docs != nil {
-		go s.buildDocs(ctx)
+		built := make(chan struct{})
+		go func() { s.buildDocs(ctx); close(built) }()
+		defer func() { <-built }()
 	} else if s.cfg.Stateless {
 		<-ctx.Done()
 		return nil

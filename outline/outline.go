@@ -12,6 +12,10 @@
 // Of picks the reader by a file's extension. Positions are byte offsets
 // of whole lines, so a section or a block is always the exact bytes of the
 // file from its first line to its last.
+//
+// ReaderText (HTMLText, MDXText) gives the text a reader sees of lines of
+// an HTML or MDX document, written as Markdown, each line naming the line
+// it comes from: what docs search answers with for those formats.
 package outline
 
 import (
