@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokencount"
@@ -26,7 +26,7 @@ func serveStdio(t *testing.T, roots []string, flags ...string) *mcp.ClientSessio
 		args = append(args, "--root", r)
 	}
 	cmd := exec.Command(folioBin, append(args, flags...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	return dial(t, &mcp.CommandTransport{Command: cmd})
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 )
@@ -24,7 +24,7 @@ func folioIn(t *testing.T, dir, stdin string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, folioBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -183,7 +183,7 @@ func TestStdinStreamsPastTheCap(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, folioBin, args...)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+		cmd.Env = testmain.Env(t)
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -66,7 +65,7 @@ func TestServeBothEras(t *testing.T) {
 		t.Errorf("subscribe: %v", err)
 	}
 	// Over stdio, the same client takes the newer era.
-	stdio := dial(t, &mcp.CommandTransport{Command: exec.Command(folioBin, "serve", "--root", dir)})
+	stdio := dial(t, &mcp.CommandTransport{Command: folioCmd(t, "serve", "--root", dir)})
 	if v := stdio.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Errorf("over stdio: %s", v)
 	}

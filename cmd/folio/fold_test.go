@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/internal/testmain"
 )
 
 // manyFiles writes n files with long names, so that a recursive list of
@@ -50,7 +51,7 @@ func TestServeFoldStdio(t *testing.T) {
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
-	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
 	h := foldedHandle(t, mcptest.Call(t, cs, "list", map[string]any{"recursive": true, "details": true}))
 	got := queryText(t, cs, map[string]any{"handle": h, "path": "/entries/1/path"})

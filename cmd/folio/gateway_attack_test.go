@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
@@ -51,7 +52,7 @@ func serveGateway(t *testing.T, dir string, servers map[string]any, opts *mcp.Cl
 	}
 	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", timeout}, flags...)
 	cmd := exec.Command(folioBin, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	g := &gateway{cmd: cmd, stderr: &mcptest.Buffer{}}
 	cmd.Stderr = g.stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)

@@ -10,38 +10,45 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/otelcoltest"
+	"github.com/folio-mcp/folio/internal/testmain"
+	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 )
 
-// folioBin is the binary under test, built once.
+// folioBin is the binary under test, built once (by TestMain).
 var folioBin string
 
+// TestMain builds folio, and starts building the upstreams' and the
+// collector's programs while the first tests run; testmain runs the
+// tests in a temporary directory of their own and removes it after.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "folio-bin")
-	if err != nil {
-		panic(err)
-	}
-	folioBin = filepath.Join(dir, "folio")
-	build := []string{"build", "-o", folioBin}
-	if raceEnabled {
-		build = append(build, "-race")
-	}
-	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
-		panic(string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.RemoveAll(filepath.Join(os.TempDir(), "folio-test-state-"+strconv.Itoa(os.Getpid())))
-	os.Exit(code)
+	testmain.Main(m, func() error {
+		upstreamtest.Prebuild()
+		var flags []string
+		if raceEnabled {
+			flags = append(flags, "-race")
+		}
+		bin, err := testmain.Build("folio", ".", nil, flags...)
+		folioBin = bin
+		otelcoltest.Prebuild()
+		return err
+	})
+}
+
+// folioCmd is folio with args, run in the test's own home (testmain.Env).
+func folioCmd(t testing.TB, args ...string) *exec.Cmd {
+	cmd := exec.Command(folioBin, args...)
+	cmd.Env = testmain.Env(t)
+	return cmd
 }
 
 type result struct {
@@ -55,7 +62,7 @@ func folio(t testing.TB, stdin string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, folioBin, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -72,14 +79,10 @@ func folio(t testing.TB, stdin string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-// stateDir is the XDG_STATE_HOME of the test's runs of folio: a directory
-// of the test's temporary directory, named for the test.
+// stateDir is the XDG_STATE_HOME of the test's runs of folio, in the
+// test's own home (testmain.Env).
 func stateDir(t testing.TB) string {
-	d := filepath.Join(os.TempDir(), "folio-test-state-"+strconv.Itoa(os.Getpid()), strings.ReplaceAll(t.Name(), "/", "_"))
-	if err := os.MkdirAll(d, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return testmain.StateHome(t)
 }
 
 type errorBody struct {
@@ -336,7 +339,7 @@ func TestCursorKeyFile(t *testing.T) {
 	// Another process with the same key file honours the cursor; the
 	// environment variable names the file too.
 	cmd := exec.Command(folioBin, "read", "--max-tokens", "200", "--cursor", cur, path)
-	cmd.Env = append(os.Environ(), "FOLIO_CURSOR_KEY_FILE="+keyFile, "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = testmain.Env(t, "FOLIO_CURSOR_KEY_FILE="+keyFile)
 	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"content"`) {
 		t.Fatalf("same key file: %v %s", err, out)
 	}

@@ -14,6 +14,7 @@ import (
 	junit "github.com/joshdk/go-junit"
 
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 )
@@ -295,7 +296,7 @@ func TestVerifyForCI(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "c.bin"), []byte{0, 1, 2}, 0o600)
 	report := filepath.Join(dir, "junit.xml")
 	cmd := exec.Command(folioBin, "verify", "--max-tokens", "5,300", "--junit", report, dir)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+dir)
+	cmd.Env = testmain.Env(t, "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+dir)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("verify with failures: %v\n%s", err, out)
@@ -383,7 +384,7 @@ func TestWorkflowStep(t *testing.T) {
 			os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nText.\n"), 0o644)
 			cmd := exec.Command(folioBin, append([]string{"verify"}, strings.Fields(run)...)...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+			cmd.Env = testmain.Env(t)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("the workflow's verify: %v\n%s", err, out)
 			}

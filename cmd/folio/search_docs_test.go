@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
@@ -68,7 +69,7 @@ func TestServeSearchDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
 	ask := func(q string) string {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_docs", Arguments: map[string]any{"query": q, "max_tokens": 800}})

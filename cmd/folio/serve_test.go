@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokencount"
@@ -63,7 +64,7 @@ func (p *serveProc) stop(t *testing.T) {
 
 func startProc(t testing.TB, env []string, args ...string) (*serveProc, error) {
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), env...)
+	cmd.Env = testmain.Env(t, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -148,7 +149,7 @@ func TestServeStdio(t *testing.T) {
 	text := strings.Repeat("中文🙂 \"quoted\" \\ path\r\n", 400)
 	write(t, dir, "docs/a.md", text)
 	cmd := exec.Command(folioBin, "serve", "--root", dir, "--log-level", "debug")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
@@ -345,7 +346,7 @@ func TestServeRefuses(t *testing.T) {
 // nothing logged at ERROR.
 func TestInterruptIsNotAnError(t *testing.T) {
 	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir())
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	stdin, _ := cmd.StdinPipe()
 	defer stdin.Close()
 	logPath := filepath.Join(t.TempDir(), "stderr")
@@ -407,7 +408,7 @@ func TestServeRootMistakes(t *testing.T) {
 	run := func(dir string, root string) result {
 		cmd := exec.Command(folioBin, "serve", "--root", root)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "HOME=/home/alice")
+		cmd.Env = testmain.Env(t, "HOME=/home/alice")
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		err := cmd.Run()

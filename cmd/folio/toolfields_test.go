@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/jsonvalue"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
@@ -44,7 +45,7 @@ func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 func serveWire(t *testing.T, args ...string) (io.WriteCloser, *bufio.Scanner) {
 	t.Helper()
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
