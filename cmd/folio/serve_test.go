@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,8 +49,12 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 }
 
 // stop ends a serve process with SIGTERM and waits for it; it must exit 0.
+// The test's idle connections are closed first: a connection the client
+// dialled and never used counts as a request in flight until it is 5 s
+// old (net/http), and the server would wait that long for it.
 func (p *serveProc) stop(t *testing.T) {
 	t.Helper()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-p.done:
