@@ -57,6 +57,7 @@ func addToken(t *testing.T, tokens, subject string, tools ...string) string {
 // it and however it went, its upstream named, its arguments kept only when
 // asked; over stdio too.
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "a.md", "audited\n")
 	work := t.TempDir()

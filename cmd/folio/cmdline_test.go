@@ -48,6 +48,7 @@ const cmdlineText = "# Notes\n\n中文的句子，和一些 English words. Emoji
 // output and exit code, and not what the command gives without the flags
 // (so they were not left out).
 func TestFlagsAfterPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notes := write(t, dir, "notes.md", cmdlineText)
 	other := write(t, dir, "other.md", "other words\n")
@@ -111,6 +112,7 @@ func scrub(s string) string {
 // named like a flag; before it flags still come before and after PATHs;
 // "-" alone is standard input, wherever it is among the flags.
 func TestDoubleDashEndsFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "-notes.md", cmdlineText)
 	write(t, dir, "--tokenizer", "a file named like a flag\n")
@@ -159,6 +161,7 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 // its input whole, and keeps the cap. (A cap given is held by streams
 // too: TestStdin.)
 func TestStdinStreamsPastTheCap(t *testing.T) {
+	t.Parallel()
 	if raceEnabled || testing.Short() {
 		t.Skip("65 MiB through the binary: not under -race or -short")
 	}

@@ -20,6 +20,7 @@ import (
 // 2026-07-28 too. At the default log level, requests that succeed log
 // nothing.
 func TestServeBothEras(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("both eras, 中文 and 🙂\n", 600)
 	write(t, dir, "docs/a.md", text)

@@ -48,6 +48,7 @@ func queryText(t *testing.T, cs *mcp.ClientSession, args map[string]any) string 
 // TestServeFoldStdio: over stdio a large list folds and result_query reads
 // it back in the same session.
 func TestServeFoldStdio(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
@@ -63,6 +64,7 @@ func TestServeFoldStdio(t *testing.T) {
 // TestServeBoltHandlesSurviveRestart folds with a bbolt store, restarts the
 // server, and reads the handle from the new process.
 func TestServeBoltHandlesSurviveRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	tokens := filepath.Join(t.TempDir(), "tokens.json")
@@ -87,6 +89,7 @@ func TestServeBoltHandlesSurviveRestart(t *testing.T) {
 // TestServeRedisReplicasShareHandles: an answer folded by one stateless
 // replica is read through another, both on one Redis and one key file.
 func TestServeRedisReplicasShareHandles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	redis := redistest.Shared(t)

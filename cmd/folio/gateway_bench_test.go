@@ -237,6 +237,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 // more than 2% over the upstream's own list for the upstream's tools: the
 // prefixes, without reference arguments (whose cost it logs).
 func TestGatewayToolsListCost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "mcp.json")
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"folio": map[string]any{"command": folioBin, "args": []string{"serve", "--root", dir, "--log-level", "error"}}}})

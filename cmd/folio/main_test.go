@@ -115,6 +115,7 @@ func decodePage(t *testing.T, s string) pager.Decoded {
 }
 
 func TestReadPagesReconstruct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"seed.txt":     strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000),
@@ -161,6 +162,7 @@ func TestReadPagesReconstruct(t *testing.T) {
 // TestReadTextPages pages a file with --format text, following the cursor
 // in each footer: every page fits, and the contents give back the file.
 func TestReadTextPages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := "\ufeffno final newline\r\n" + strings.Repeat("中文🙂 \"quoted\" \\ path\n", 300) + "end"
 	path := write(t, dir, "f.md", text)
@@ -194,6 +196,7 @@ func TestReadTextPages(t *testing.T) {
 }
 
 func TestReadAllMatchesCursors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.md", strings.Repeat("Some *Markdown* text, with `code` and more.\n", 400))
 	all := folio(t, "", "read", "--all", "--max-tokens", "400", path)
@@ -228,6 +231,7 @@ func TestReadAllMatchesCursors(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
 	bin := write(t, dir, "bin.dat", "a\x00b")
@@ -301,6 +305,7 @@ func flip(c byte) string {
 }
 
 func TestReadLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", "A-first\r\nA-middle\nA-last\n")
 	for _, tc := range []struct {
@@ -327,6 +332,7 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestCursorKeyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
 	keyFile := filepath.Join(t.TempDir(), "keys", "cursor.key")
@@ -358,6 +364,7 @@ func TestCursorKeyFile(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := write(t, dir, "empty", "")
 	bin := write(t, dir, "bin", "\x00\xff")
@@ -387,6 +394,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := write(t, dir, "a.txt", "hello world")
 	b := write(t, dir, "b.txt", strings.Repeat("中文", 10))
@@ -420,6 +428,7 @@ func TestCount(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "docs/a.md", strings.Repeat("# Doc\n\nText with words.\r\n", 300))
 	write(t, dir, "docs/b.txt", strings.Repeat("中文🙂 \"quoted\" \\ path ", 500))
@@ -462,6 +471,7 @@ func TestVerify(t *testing.T) {
 // The seed's acceptance check on real data: the Go distribution's
 // src/encoding at three budgets.
 func TestVerifyGoEncoding(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("pages a few MB three times")
 	}
@@ -485,6 +495,7 @@ func TestVerifyGoEncoding(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := folio(t, "", "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "folio ") {
 		t.Fatalf("exit %d %q", r.code, r.stdout)
@@ -495,6 +506,7 @@ func TestVersion(t *testing.T) {
 // lose nothing: every printed token is in the file, and no revocation is
 // undone. A temporary file left by a killed run is cleaned up.
 func TestTokenAddRace(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "tokens.json")
 	if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "first"); r.code != 0 {
 		t.Fatal(r.stderr)
@@ -553,6 +565,7 @@ func TestTokenAddRace(t *testing.T) {
 // TestKeyFileOpenToOthers: a cursor key file that others may read is
 // refused, with the fix in the message.
 func TestKeyFileOpenToOthers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.md")
 	os.WriteFile(path, []byte("text\n"), 0o644)
@@ -572,6 +585,7 @@ func TestKeyFileOpenToOthers(t *testing.T) {
 // file, token add into a new directory, token list, and a refused token
 // over --server, each as a user meets them.
 func TestCommandLineEdges(t *testing.T) {
+	t.Parallel()
 	if r := folio(t, "", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "folio version ") {
 		t.Errorf("--version: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}

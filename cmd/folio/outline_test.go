@@ -13,6 +13,7 @@ import (
 // ignore files applied) and of a file, each line's tokens the counter's;
 // a small budget's more: line is the command that goes on; exit codes.
 func TestOutlineCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := "# A\n\nalpha text\n"
 	b := "Title\n=====\n\n## B c\n\nbeta text\n"

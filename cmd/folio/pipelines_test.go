@@ -44,6 +44,7 @@ func pipelineText(t *testing.T) string {
 // --name, its version b3sum's), binary is not text, empty is one empty
 // page, and past the cap is too large.
 func TestStdin(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)
 	tk := o200k(t)
 	r := folio(t, text, "read", "--max-tokens", "300", "--all", "-")
@@ -129,6 +130,7 @@ func TestStdin(t *testing.T) {
 // budget, recounted; natural chunks end where a person would and are no
 // fewer than tight ones.
 func TestChunkFormats(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)
 	tk := o200k(t)
 	dir := t.TempDir()
@@ -242,6 +244,7 @@ func TestChunkFormats(t *testing.T) {
 // TestCountLikeTtok: count gives token ids and takes them back, and
 // truncates to a budget, natural or tight.
 func TestCountLikeTtok(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)[:6000]
 	tk := o200k(t)
 	r := folio(t, text, "count", "--tokens", "-")
@@ -290,6 +293,7 @@ func TestCountLikeTtok(t *testing.T) {
 // GitHub Actions each failure is also a workflow annotation on its file,
 // relative to the workspace.
 func TestVerifyForCI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text.\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "b.md"), bytes.Repeat([]byte("Words, words, words. "), 200), 0o600)
@@ -349,6 +353,7 @@ const actionlintVersion = "v1.7.12"
 // is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), and runs the verify
 // this binary has.
 func TestWorkflowStep(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "pipelines.md"))
 	if err != nil {
 		t.Fatal(err)

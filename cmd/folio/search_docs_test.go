@@ -28,6 +28,7 @@ var firstPassage = regexp.MustCompile(`^(\S+):(\d+)-(\d+) @([0-9a-f]{32})`)
 // (checked by hash), and the answer is within its budget by tiktoken's
 // count (held to tiktoken in package tokencount).
 func TestSearchCommand(t *testing.T) {
+	t.Parallel()
 	r := folio(t, "", "search", "--root", docsFixture, "--max-tokens", "500", "how do I make a flag required in urfave cli")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -64,6 +65,7 @@ func TestSearchCommand(t *testing.T) {
 // official client, while the index may still be building, then once it is
 // built; then changes a document and sees the answer follow.
 func TestServeSearchDocs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(docsFixture)); err != nil {
 		t.Fatal(err)

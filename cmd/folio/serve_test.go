@@ -150,6 +150,7 @@ func pageThrough(t *testing.T, budget int, uri string, clients ...*mcp.ClientSes
 }
 
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("中文🙂 \"quoted\" \\ path\r\n", 400)
 	write(t, dir, "docs/a.md", text)
@@ -174,6 +175,7 @@ func TestServeStdio(t *testing.T) {
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("served over HTTP, 中文 and 🙂\n", 800)
 	path := write(t, dir, "docs/a.md", text)
@@ -290,6 +292,7 @@ func decodeError(t *testing.T, s string) string {
 // TestServeStatelessReplicas: two stateless processes sharing one cursor
 // key file honour each other's cursors.
 func TestServeStatelessReplicas(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("replica text 🙂\n", 2000)
 	write(t, dir, "r.md", text)
@@ -304,6 +307,7 @@ func TestServeStatelessReplicas(t *testing.T) {
 }
 
 func TestServeRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badUpstreams := filepath.Join(t.TempDir(), "mcp.json")
 	os.WriteFile(badUpstreams, []byte(`{"mcpServers":{"bad":{"type":"http"}}}`), 0o600)
@@ -350,6 +354,7 @@ func TestServeRefuses(t *testing.T) {
 // TestInterruptIsNotAnError: SIGINT stops a stdio server with exit 0 and
 // nothing logged at ERROR.
 func TestInterruptIsNotAnError(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir())
 	cmd.Env = testmain.Env(t)
 	stdin, _ := cmd.StdinPipe()
@@ -380,6 +385,7 @@ func TestInterruptIsNotAnError(t *testing.T) {
 // them) and holds the figure README.md and docs/tools.md give (every one
 // the docs give) to it.
 func TestToolsListOnTheWire(t *testing.T) {
+	t.Parallel()
 	result := wireToolsList(t, "--root", t.TempDir(), "--log-level", "error")
 	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
@@ -410,6 +416,7 @@ func TestToolsListOnTheWire(t *testing.T) {
 // where a desktop client starts servers (/), and / itself; the same
 // relative root from a project directory serves.
 func TestServeRootMistakes(t *testing.T) {
+	t.Parallel()
 	run := func(dir string, root string) result {
 		cmd := exec.Command(folioBin, "serve", "--root", root)
 		cmd.Dir = dir
@@ -448,6 +455,7 @@ func TestServeRootMistakes(t *testing.T) {
 // the protocol versions that have batches, and refused in those that do
 // not, the session going on.
 func TestStdioStaysUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		version string
 		batches bool

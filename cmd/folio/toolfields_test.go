@@ -101,6 +101,7 @@ func members(t *testing.T, raw []byte) ([]string, map[string]string) {
 // and so from the schema cache after a restart with the upstream gone. A
 // tool whose tasks are required is still left out.
 func TestUpstreamToolFieldsPass(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	echo := `{"name":"echo","title":"Echo","description":"says <it> & more","inputSchema":{"type":"object","required":["text"],"properties":{"text":{"type":"string","description":"a <b>"}}},"execution":{"taskSupport":"forbidden"},"annotations":{"title":"E","readOnlyHint":true},"x-later":{"b":1,"a":[2,1]},"_meta":{"k":"v"}}`
 	shape := `{"inputSchema":{"type":"object","properties":{"n":{"type":"number"}}},"name":"shape","outputSchema":{"type":"object","properties":{"n":{"type":"number"}}},"execution":{"taskSupport":"optional"}}`

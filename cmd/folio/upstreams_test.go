@@ -111,6 +111,7 @@ func TestUpstreamsCommands(t *testing.T) {
 // once lose none of its entries, and a refresh killed (SIGKILL) at any
 // moment leaves a cache that reads.
 func TestUpstreamsCacheUnderFire(t *testing.T) {
+	t.Parallel()
 	bin := upstreamtest.Binary(t)
 	dir := t.TempDir()
 	config, cache := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "upstreams.json")
