@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokencount"
@@ -26,7 +26,7 @@ func serveStdio(t *testing.T, roots []string, flags ...string) *mcp.ClientSessio
 		args = append(args, "--root", r)
 	}
 	cmd := exec.Command(folioBin, append(args, flags...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	return dial(t, &mcp.CommandTransport{Command: cmd})
 }
 
@@ -58,6 +58,7 @@ func readLines(t *testing.T, cs *mcp.ClientSession, args map[string]any) lineAns
 // the go-sdk client: a large log with no limit, its tail, a grep hit read
 // back by line and as a page, globs relative to the directory, two roots.
 func TestAgentHabits(t *testing.T) {
+	t.Parallel()
 	dir, other := t.TempDir(), t.TempDir()
 	var log strings.Builder
 	for i := 1; log.Len() < 5<<20; i++ {
@@ -192,6 +193,7 @@ func mustEval(t *testing.T, dir string) string {
 // TestServeIgnoreFiles: list and grep skip what .gitignore excludes unless
 // --no-ignore; a read by name works either way.
 func TestServeIgnoreFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, ".gitignore", "gen/\n*.log\n")
 	write(t, dir, "gen/out.go", "package gen // needle\n")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/reader"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkReadSmallFile(b *testing.B) {
 	for _, tok := range []string{"o200k_base", "estimate"} {
 		b.Run(tok, func(b *testing.B) {
 			for b.Loop() {
-				out, err := exec.Command(folioBin, "read", "--tokenizer", tok, "--cursor-key-file", keyFile, "--max-tokens", "2000", path).Output()
+				out, err := folioCmd(b, "read", "--tokenizer", tok, "--cursor-key-file", keyFile, "--max-tokens", "2000", path).Output()
 				if err != nil || !bytes.Contains(out, []byte(`"content"`)) {
 					b.Fatalf("%v %s", err, out)
 				}
@@ -76,6 +77,7 @@ func BenchmarkReadNearEnd(b *testing.B) {
 	for b.Loop() {
 		cmd := exec.Command(timeBin, "-v", folioBin, "read", "--max-file-bytes", "0", "--cursor-key-file", keyFile,
 			"--max-tokens", "2000", "--cursor", cur, path)
+		cmd.Env = testmain.Env(b)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

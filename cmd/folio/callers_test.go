@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/audit"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
@@ -56,6 +57,7 @@ func addToken(t *testing.T, tokens, subject string, tools ...string) string {
 // it and however it went, its upstream named, its arguments kept only when
 // asked; over stdio too.
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "a.md", "audited\n")
 	work := t.TempDir()
@@ -98,7 +100,7 @@ func TestAuditLog(t *testing.T) {
 	// Over stdio, with the arguments.
 	stdioLog := filepath.Join(work, "stdio.log")
 	cmd := exec.Command(folioBin, "serve", "--root", dir, "--audit-log", stdioLog, "--audit-args")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cs = dial(t, &mcp.CommandTransport{Command: cmd})
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "a.md", "max_tokens": 500}})
 	cs.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
@@ -65,6 +66,7 @@ func runAISDK(t *testing.T, plan map[string]any) aiRun {
 	}
 	cmd := exec.Command(node, filepath.Join(dir, "aisdk.mjs"), path)
 	cmd.Dir = dir
+	cmd.Env = testmain.Env(t) // for the folio it starts
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -188,15 +190,14 @@ func TestAISDKThroughGateway(t *testing.T) {
 	})
 }
 
-// mcpgoBinary builds testdata/clients/mcpgo, mark3labs/mcp-go's client.
+// mcpgoBinary builds testdata/clients/mcpgo, mark3labs/mcp-go's client,
+// once per test binary (testmain.Build).
 func mcpgoBinary(t *testing.T) string {
 	t.Helper()
 	dir, _ := npmDir(t, "clients")
-	bin := filepath.Join(t.TempDir(), "mcpgo")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(dir, "mcpgo")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building mcpgo: %v\n%s", err, out)
+	bin, err := testmain.Build("mcpgo", filepath.Join(dir, "mcpgo"), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -237,7 +238,9 @@ func TestProgressBeforeAnswer(t *testing.T) {
 			"http":  {"-http", p.endpoint},
 		} {
 			t.Run(tc.tool+"/"+transport, func(t *testing.T) {
-				out, err := exec.Command(mcpgo, append([]string{"-tool", tc.tool, "-n", "12"}, args...)...).Output()
+				cmd := exec.Command(mcpgo, append([]string{"-tool", tc.tool, "-n", "12"}, args...)...)
+				cmd.Env = testmain.Env(t) // for the folio it starts
+				out, err := cmd.Output()
 				if err != nil {
 					t.Fatalf("mcpgo: %v", err)
 				}
@@ -376,6 +379,7 @@ func TestInspectorStrict(t *testing.T) {
 	cli := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "cli", "build", "index.js")
 	cmd := exec.Command(node, cli, "--method", "tools/list", "--strict", folioBin, "serve", "--root", root, "--upstreams", config,
 		"--schema-cache", filepath.Join(root, "cache.json"), "--log-level", "error")
+	cmd.Env = testmain.Env(t) // for the folio it starts
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 )
@@ -27,7 +27,7 @@ func folioIn(t *testing.T, dir, stdin string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, folioBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -51,6 +51,7 @@ const cmdlineText = "# Notes\n\n中文的句子，和一些 English words. Emoji
 // output and exit code, and not what the command gives without the flags
 // (so they were not left out).
 func TestFlagsAfterPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notes := write(t, dir, "notes.md", cmdlineText)
 	other := write(t, dir, "other.md", "other words\n")
@@ -114,6 +115,7 @@ func scrub(s string) string {
 // named like a flag; before it flags still come before and after PATHs;
 // "-" alone is standard input, wherever it is among the flags.
 func TestDoubleDashEndsFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "-notes.md", cmdlineText)
 	write(t, dir, "--tokenizer", "a file named like a flag\n")
@@ -162,6 +164,7 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 // its input whole, and keeps the cap. (A cap given is held by streams
 // too: TestStdin.)
 func TestStdinStreamsPastTheCap(t *testing.T) {
+	t.Parallel()
 	if raceEnabled || testing.Short() {
 		t.Skip("65 MiB through the binary: not under -race or -short")
 	}
@@ -186,7 +189,7 @@ func TestStdinStreamsPastTheCap(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, folioBin, args...)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+		cmd.Env = testmain.Env(t)
 		in, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -21,6 +20,7 @@ import (
 // 2026-07-28 too. At the default log level, requests that succeed log
 // nothing.
 func TestServeBothEras(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("both eras, 中文 and 🙂\n", 600)
 	write(t, dir, "docs/a.md", text)
@@ -66,7 +66,7 @@ func TestServeBothEras(t *testing.T) {
 		t.Errorf("subscribe: %v", err)
 	}
 	// Over stdio, the same client takes the newer era.
-	stdio := dial(t, &mcp.CommandTransport{Command: exec.Command(folioBin, "serve", "--root", dir)})
+	stdio := dial(t, &mcp.CommandTransport{Command: folioCmd(t, "serve", "--root", dir)})
 	if v := stdio.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Errorf("over stdio: %s", v)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/redistest"
+	"github.com/folio-mcp/folio/internal/testmain"
 )
 
 // manyFiles writes n files with long names, so that a recursive list of
@@ -47,10 +48,11 @@ func queryText(t *testing.T, cs *mcp.ClientSession, args map[string]any) string 
 // TestServeFoldStdio: over stdio a large list folds and result_query reads
 // it back in the same session.
 func TestServeFoldStdio(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
-	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
 	h := foldedHandle(t, mcptest.Call(t, cs, "list", map[string]any{"recursive": true, "details": true}))
 	got := queryText(t, cs, map[string]any{"handle": h, "path": "/entries/1/path"})
@@ -62,6 +64,7 @@ func TestServeFoldStdio(t *testing.T) {
 // TestServeBoltHandlesSurviveRestart folds with a bbolt store, restarts the
 // server, and reads the handle from the new process.
 func TestServeBoltHandlesSurviveRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	tokens := filepath.Join(t.TempDir(), "tokens.json")
@@ -86,6 +89,7 @@ func TestServeBoltHandlesSurviveRestart(t *testing.T) {
 // TestServeRedisReplicasShareHandles: an answer folded by one stateless
 // replica is read through another, both on one Redis and one key file.
 func TestServeRedisReplicasShareHandles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manyFiles(t, dir, 600)
 	redis := redistest.Shared(t)

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
@@ -51,7 +52,7 @@ func serveGateway(t *testing.T, dir string, servers map[string]any, opts *mcp.Cl
 	}
 	args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"), "--upstream-timeout", timeout}, flags...)
 	cmd := exec.Command(folioBin, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	g := &gateway{cmd: cmd, stderr: &mcptest.Buffer{}}
 	cmd.Stderr = g.stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -163,6 +164,7 @@ func (l *progressLog) of(token any, n int) []*mcp.ProgressNotificationParams {
 // of a number once). A token of another type is not forwarded, and
 // folio stays up.
 func TestGatewayProgressTokens(t *testing.T) {
+	t.Parallel()
 	bin := upstreamtest.Binary(t)
 	servers := map[string]any{"up": map[string]any{"command": bin, "args": []string{"-calltools"}}}
 	check := func(t *testing.T, cs *mcp.ClientSession, log *progressLog) {
@@ -333,6 +335,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 // TestGatewayRefusesAmbiguousNames: upstreams e and e_ would both offer
 // e___x: serve refuses them, naming both.
 func TestGatewayRefusesAmbiguousNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "mcp.json")
 	writeUpstreams(t, config, map[string]any{"e": map[string]any{"command": "x"}, "e_": map[string]any{"command": "y"}})
@@ -373,6 +376,7 @@ func postUnread(t *testing.T, endpoint string, cs *mcp.ClientSession, body strin
 // times is read once; more references than that are refused unread;
 // folio's memory stays bounded throughout.
 func TestGatewayReferenceBounds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	callLog := filepath.Join(dir, "calls")
 	megabyte := write(t, dir, "mb.txt", strings.Repeat("a line of a file of one megabyte\n", 1<<20/33))
@@ -509,6 +513,7 @@ func TestGatewayReferenceFlood(t *testing.T) {
 // times that: folding it, and following the pointer through result_query
 // and through a reference.
 func TestGatewayDeepPointers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	g := serveGateway(t, dir, map[string]any{
 		"dst":  map[string]any{"command": upstreamtest.Binary(t)},
@@ -547,6 +552,7 @@ func TestGatewayDeepPointers(t *testing.T) {
 // read their answers hold at most the read memory between them, however
 // many they are; once they go, a reader is served.
 func TestAnswersHoldReadMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	line := "twenty-four mebibytes of text, read whole in one page\n"
 	path := write(t, dir, "big.txt", strings.Repeat(line, 24<<20/len(line)))
@@ -586,6 +592,7 @@ func alivePID(pid int) bool {
 // too, and the children they started. An upstream that prints a banner
 // before it speaks MCP is served all the same.
 func TestUpstreamsEndWithFolio(t *testing.T) {
+	t.Parallel()
 	raw := upstreamtest.Raw(t)
 	for _, how := range []string{"stdin closed", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
@@ -643,6 +650,7 @@ func TestUpstreamsEndWithFolio(t *testing.T) {
 // the log, from discovery and from the cache alike; one whose tasks are
 // optional is offered and called plainly.
 func TestGatewayTaskRequiredTools(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	servers := map[string]any{
 		"up": map[string]any{"command": upstreamtest.Raw(t), "args": []string{"-tools", `[

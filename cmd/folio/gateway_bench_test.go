@@ -42,7 +42,7 @@ func gatewayConfig(b *testing.B) (config, cache string, servers map[string]any) 
 // per-upstream timeout, 1 s here, bounds it).
 func BenchmarkGatewayStart(b *testing.B) {
 	config, cache, _ := gatewayConfig(b)
-	if r := exec.Command(folioBin, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "1s"); r.Run() == nil {
+	if r := folioCmd(b, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "1s"); r.Run() == nil {
 		b.Fatal("the dead upstream was discovered")
 	}
 	servers, err := upstream.Load(config)
@@ -62,7 +62,7 @@ func BenchmarkGatewayStart(b *testing.B) {
 			for b.Loop() {
 				os.Remove(filepath.Join(dir, "none.json"))
 				start := time.Now()
-				cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", tc.cache, "--upstream-timeout", "1s", "--log-level", "error")
+				cmd := folioCmd(b, "serve", "--root", dir, "--upstreams", config, "--schema-cache", tc.cache, "--upstream-timeout", "1s", "--log-level", "error")
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 				if err != nil {
 					b.Fatal(err)
@@ -125,12 +125,12 @@ func benchManyCached(b *testing.B, servers map[string]any, tools int) {
 	config, cache := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "cache.json")
 	raw, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	os.WriteFile(config, raw, 0o600)
-	if out, err := exec.Command(folioBin, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "60s").CombinedOutput(); err != nil {
+	if out, err := folioCmd(b, "upstreams", "refresh", "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "60s").CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}
 	for b.Loop() {
 		start := time.Now()
-		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--log-level", "error")
+		cmd := folioCmd(b, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--log-level", "error")
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
@@ -194,7 +194,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 		config := filepath.Join(b.TempDir(), "mcp.json")
 		raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"up": entry}})
 		os.WriteFile(config, raw, 0o600)
-		return connect(&mcp.CommandTransport{Command: exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config,
+		return connect(&mcp.CommandTransport{Command: folioCmd(b, "serve", "--root", dir, "--upstreams", config,
 			"--schema-cache", filepath.Join(b.TempDir(), "c.json"), "--log-level", "error")})
 	}
 	for _, tc := range []struct {
@@ -237,6 +237,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 // more than 2% over the upstream's own list for the upstream's tools: the
 // prefixes, without reference arguments (whose cost it logs).
 func TestGatewayToolsListCost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "mcp.json")
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"folio": map[string]any{"command": folioBin, "args": []string{"serve", "--root", dir, "--log-level", "error"}}}})
@@ -249,11 +250,11 @@ func TestGatewayToolsListCost(t *testing.T) {
 		}
 		return res.Tools
 	}
-	own := list(exec.Command(folioBin, "serve", "--root", dir, "--log-level", "error"))
+	own := list(folioCmd(t, "serve", "--root", dir, "--log-level", "error"))
 	upstreamTools := func(extra ...string) []*mcp.Tool {
 		args := append([]string{"serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "c.json"), "--log-level", "error"}, extra...)
 		var offered []*mcp.Tool
-		for _, tool := range list(exec.Command(folioBin, args...)) {
+		for _, tool := range list(folioCmd(t, args...)) {
 			if strings.HasPrefix(tool.Name, "folio__") {
 				offered = append(offered, tool)
 			}

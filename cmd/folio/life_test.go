@@ -322,6 +322,7 @@ func scrape(t *testing.T, base string) string {
 // TestServeLifeFlags: the flags of upstreams' lives and of the admin
 // listener that cannot be used are usage errors, naming the flag.
 func TestServeLifeFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string

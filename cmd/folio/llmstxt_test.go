@@ -66,6 +66,7 @@ func llmsDocs(t *testing.T, full []byte) map[string]string {
 }
 
 func TestLLMsTxt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		out  func(dir string) string // --out, or "" for none
@@ -151,6 +152,7 @@ func checkLLMsTxt(t *testing.T, dir, out, prefix string, index, full []byte) {
 }
 
 func TestLLMsTxtErrors(t *testing.T) {
+	t.Parallel()
 	dir := llmsTree(t)
 	for _, tc := range []struct {
 		args []string

@@ -10,38 +10,45 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/otelcoltest"
+	"github.com/folio-mcp/folio/internal/testmain"
+	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 )
 
-// folioBin is the binary under test, built once.
+// folioBin is the binary under test, built once (by TestMain).
 var folioBin string
 
+// TestMain builds folio, and starts building the upstreams' and the
+// collector's programs while the first tests run; testmain runs the
+// tests in a temporary directory of their own and removes it after.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "folio-bin")
-	if err != nil {
-		panic(err)
-	}
-	folioBin = filepath.Join(dir, "folio")
-	build := []string{"build", "-o", folioBin}
-	if raceEnabled {
-		build = append(build, "-race")
-	}
-	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
-		panic(string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.RemoveAll(filepath.Join(os.TempDir(), "folio-test-state-"+strconv.Itoa(os.Getpid())))
-	os.Exit(code)
+	testmain.Main(m, func() error {
+		upstreamtest.Prebuild()
+		var flags []string
+		if raceEnabled {
+			flags = append(flags, "-race")
+		}
+		bin, err := testmain.Build("folio", ".", nil, flags...)
+		folioBin = bin
+		otelcoltest.Prebuild()
+		return err
+	})
+}
+
+// folioCmd is folio with args, run in the test's own home (testmain.Env).
+func folioCmd(t testing.TB, args ...string) *exec.Cmd {
+	cmd := exec.Command(folioBin, args...)
+	cmd.Env = testmain.Env(t)
+	return cmd
 }
 
 type result struct {
@@ -55,7 +62,7 @@ func folio(t testing.TB, stdin string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, folioBin, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -72,14 +79,10 @@ func folio(t testing.TB, stdin string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-// stateDir is the XDG_STATE_HOME of the test's runs of folio: a directory
-// of the test's temporary directory, named for the test.
+// stateDir is the XDG_STATE_HOME of the test's runs of folio, in the
+// test's own home (testmain.Env).
 func stateDir(t testing.TB) string {
-	d := filepath.Join(os.TempDir(), "folio-test-state-"+strconv.Itoa(os.Getpid()), strings.ReplaceAll(t.Name(), "/", "_"))
-	if err := os.MkdirAll(d, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return testmain.StateHome(t)
 }
 
 type errorBody struct {
@@ -112,6 +115,7 @@ func decodePage(t *testing.T, s string) pager.Decoded {
 }
 
 func TestReadPagesReconstruct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"seed.txt":     strings.Repeat("中文🙂 \"quoted\" \\ path ", 6000),
@@ -158,6 +162,7 @@ func TestReadPagesReconstruct(t *testing.T) {
 // TestReadTextPages pages a file with --format text, following the cursor
 // in each footer: every page fits, and the contents give back the file.
 func TestReadTextPages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := "\ufeffno final newline\r\n" + strings.Repeat("中文🙂 \"quoted\" \\ path\n", 300) + "end"
 	path := write(t, dir, "f.md", text)
@@ -191,6 +196,7 @@ func TestReadTextPages(t *testing.T) {
 }
 
 func TestReadAllMatchesCursors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.md", strings.Repeat("Some *Markdown* text, with `code` and more.\n", 400))
 	all := folio(t, "", "read", "--all", "--max-tokens", "400", path)
@@ -225,6 +231,7 @@ func TestReadAllMatchesCursors(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
 	bin := write(t, dir, "bin.dat", "a\x00b")
@@ -298,6 +305,7 @@ func flip(c byte) string {
 }
 
 func TestReadLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", "A-first\r\nA-middle\nA-last\n")
 	for _, tc := range []struct {
@@ -324,6 +332,7 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestCursorKeyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := write(t, dir, "f.txt", strings.Repeat("abc ", 2000))
 	keyFile := filepath.Join(t.TempDir(), "keys", "cursor.key")
@@ -336,7 +345,7 @@ func TestCursorKeyFile(t *testing.T) {
 	// Another process with the same key file honours the cursor; the
 	// environment variable names the file too.
 	cmd := exec.Command(folioBin, "read", "--max-tokens", "200", "--cursor", cur, path)
-	cmd.Env = append(os.Environ(), "FOLIO_CURSOR_KEY_FILE="+keyFile, "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = testmain.Env(t, "FOLIO_CURSOR_KEY_FILE="+keyFile)
 	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"content"`) {
 		t.Fatalf("same key file: %v %s", err, out)
 	}
@@ -355,6 +364,7 @@ func TestCursorKeyFile(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := write(t, dir, "empty", "")
 	bin := write(t, dir, "bin", "\x00\xff")
@@ -384,6 +394,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := write(t, dir, "a.txt", "hello world")
 	b := write(t, dir, "b.txt", strings.Repeat("中文", 10))
@@ -490,6 +501,7 @@ func TestCountDirectory(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "docs/a.md", strings.Repeat("# Doc\n\nText with words.\r\n", 300))
 	write(t, dir, "docs/b.txt", strings.Repeat("中文🙂 \"quoted\" \\ path ", 500))
@@ -532,6 +544,7 @@ func TestVerify(t *testing.T) {
 // The seed's acceptance check on real data: the Go distribution's
 // src/encoding at three budgets.
 func TestVerifyGoEncoding(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("pages a few MB three times")
 	}
@@ -555,6 +568,7 @@ func TestVerifyGoEncoding(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := folio(t, "", "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "folio ") {
 		t.Fatalf("exit %d %q", r.code, r.stdout)
@@ -565,6 +579,7 @@ func TestVersion(t *testing.T) {
 // lose nothing: every printed token is in the file, and no revocation is
 // undone. A temporary file left by a killed run is cleaned up.
 func TestTokenAddRace(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "tokens.json")
 	if r := folio(t, "", "token", "add", "--tokens", path, "--subject", "first"); r.code != 0 {
 		t.Fatal(r.stderr)
@@ -623,6 +638,7 @@ func TestTokenAddRace(t *testing.T) {
 // TestKeyFileOpenToOthers: a cursor key file that others may read is
 // refused, with the fix in the message.
 func TestKeyFileOpenToOthers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.md")
 	os.WriteFile(path, []byte("text\n"), 0o644)
@@ -642,6 +658,7 @@ func TestKeyFileOpenToOthers(t *testing.T) {
 // file, token add into a new directory, token list, and a refused token
 // over --server, each as a user meets them.
 func TestCommandLineEdges(t *testing.T) {
+	t.Parallel()
 	if r := folio(t, "", "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "folio version ") {
 		t.Errorf("--version: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}

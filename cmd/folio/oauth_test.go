@@ -97,6 +97,7 @@ func post(t *testing.T, endpoint, token string) *http.Response {
 // official client in both protocol eras with a token's groups as its
 // files, a static token beside, a refreshed token continuing a read.
 func TestServeOAuth(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("behind OAuth, 中文 and 🙂\n", 400)
 	write(t, dir, "docs/a.md", text)

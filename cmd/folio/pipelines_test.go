@@ -14,6 +14,7 @@ import (
 	junit "github.com/joshdk/go-junit"
 
 	"github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/tokencount"
 )
@@ -43,6 +44,7 @@ func pipelineText(t *testing.T) string {
 // --name, its version b3sum's), binary is not text, empty is one empty
 // page, and past the cap is too large.
 func TestStdin(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)
 	tk := o200k(t)
 	r := folio(t, text, "read", "--max-tokens", "300", "--all", "-")
@@ -128,6 +130,7 @@ func TestStdin(t *testing.T) {
 // budget, recounted; natural chunks end where a person would and are no
 // fewer than tight ones.
 func TestChunkFormats(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)
 	tk := o200k(t)
 	dir := t.TempDir()
@@ -241,6 +244,7 @@ func TestChunkFormats(t *testing.T) {
 // TestCountLikeTtok: count gives token ids and takes them back, and
 // truncates to a budget, natural or tight.
 func TestCountLikeTtok(t *testing.T) {
+	t.Parallel()
 	text := pipelineText(t)[:6000]
 	tk := o200k(t)
 	r := folio(t, text, "count", "--tokens", "-")
@@ -289,13 +293,14 @@ func TestCountLikeTtok(t *testing.T) {
 // GitHub Actions each failure is also a workflow annotation on its file,
 // relative to the workspace.
 func TestVerifyForCI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text.\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "b.md"), bytes.Repeat([]byte("Words, words, words. "), 200), 0o600)
 	os.WriteFile(filepath.Join(dir, "c.bin"), []byte{0, 1, 2}, 0o600)
 	report := filepath.Join(dir, "junit.xml")
 	cmd := exec.Command(folioBin, "verify", "--max-tokens", "5,300", "--junit", report, dir)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+dir)
+	cmd.Env = testmain.Env(t, "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+dir)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("verify with failures: %v\n%s", err, out)
@@ -410,6 +415,7 @@ const actionlintVersion = "v1.7.12"
 // is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), and runs the verify
 // this binary has.
 func TestWorkflowStep(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "pipelines.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -445,7 +451,7 @@ func TestWorkflowStep(t *testing.T) {
 			os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nText.\n"), 0o644)
 			cmd := exec.Command(folioBin, append([]string{"verify"}, strings.Fields(run)...)...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+			cmd.Env = testmain.Env(t)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("the workflow's verify: %v\n%s", err, out)
 			}

@@ -169,6 +169,7 @@ func readmeFixture(t *testing.T) string {
 // placeholders and "…" for what the example leaves out. An answer whose
 // shape changes fails here until the docs say so.
 func TestReadmeAnswers(t *testing.T) {
+	t.Parallel()
 	var examples []readmeExample
 	for _, d := range docFiles(t) {
 		exs, err := readmeExamples(d.name, d.text)
@@ -488,6 +489,7 @@ func typeName(v any) string {
 // TestReadmeAnswersCatchAChange: the matching the test above relies on
 // fails on the changes it is there to catch.
 func TestReadmeAnswersCatchAChange(t *testing.T) {
+	t.Parallel()
 	page := `{"uri":"file:///d/a.md","content":"abc","version":"0123456789abcdef0123456789abcdef","has_more":true,"next_cursor":"12345"}`
 	for _, tc := range []struct {
 		example, got string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
@@ -29,6 +30,7 @@ var firstPassage = regexp.MustCompile(`^(\S+):(\d+)-(\d+) @([0-9a-f]{32})`)
 // (checked by hash), and the answer is within its budget by tiktoken's
 // count (held to tiktoken in package tokencount).
 func TestSearchCommand(t *testing.T) {
+	t.Parallel()
 	r := folio(t, "", "search", "--root", docsFixture, "--max-tokens", "500", "how do I make a flag required in urfave cli")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -65,12 +67,13 @@ func TestSearchCommand(t *testing.T) {
 // official client, while the index may still be building, then once it is
 // built; then changes a document and sees the answer follow.
 func TestServeSearchDocs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(docsFixture)); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(folioBin, "serve", "--root", dir)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
 	ask := func(q string) string {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_docs", Arguments: map[string]any{"query": q, "max_tokens": 800}})

@@ -20,6 +20,7 @@ import (
 // by reference; a token whose tool list leaves a tool out cannot call it
 // through call_tool either.
 func TestServeToolSearch(t *testing.T) {
+	t.Parallel()
 	bin := upstreamtest.Binary(t)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "mcp.json")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokencount"
@@ -47,8 +49,12 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 }
 
 // stop ends a serve process with SIGTERM and waits for it; it must exit 0.
+// The test's idle connections are closed first: a connection the client
+// dialled and never used counts as a request in flight until it is 5 s
+// old (net/http), and the server would wait that long for it.
 func (p *serveProc) stop(t *testing.T) {
 	t.Helper()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-p.done:
@@ -63,7 +69,7 @@ func (p *serveProc) stop(t *testing.T) {
 
 func startProc(t testing.TB, env []string, args ...string) (*serveProc, error) {
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), env...)
+	cmd.Env = testmain.Env(t, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -144,11 +150,12 @@ func pageThrough(t *testing.T, budget int, uri string, clients ...*mcp.ClientSes
 }
 
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("中文🙂 \"quoted\" \\ path\r\n", 400)
 	write(t, dir, "docs/a.md", text)
 	cmd := exec.Command(folioBin, "serve", "--root", dir, "--log-level", "debug")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cs := dial(t, &mcp.CommandTransport{Command: cmd})
@@ -168,6 +175,7 @@ func TestServeStdio(t *testing.T) {
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("served over HTTP, 中文 and 🙂\n", 800)
 	path := write(t, dir, "docs/a.md", text)
@@ -284,6 +292,7 @@ func decodeError(t *testing.T, s string) string {
 // TestServeStatelessReplicas: two stateless processes sharing one cursor
 // key file honour each other's cursors.
 func TestServeStatelessReplicas(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Repeat("replica text 🙂\n", 2000)
 	write(t, dir, "r.md", text)
@@ -298,6 +307,7 @@ func TestServeStatelessReplicas(t *testing.T) {
 }
 
 func TestServeRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badUpstreams := filepath.Join(t.TempDir(), "mcp.json")
 	os.WriteFile(badUpstreams, []byte(`{"mcpServers":{"bad":{"type":"http"}}}`), 0o600)
@@ -344,8 +354,9 @@ func TestServeRefuses(t *testing.T) {
 // TestInterruptIsNotAnError: SIGINT stops a stdio server with exit 0 and
 // nothing logged at ERROR.
 func TestInterruptIsNotAnError(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(folioBin, "serve", "--root", t.TempDir())
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	stdin, _ := cmd.StdinPipe()
 	defer stdin.Close()
 	logPath := filepath.Join(t.TempDir(), "stderr")
@@ -374,6 +385,7 @@ func TestInterruptIsNotAnError(t *testing.T) {
 // them) and holds the figure README.md and docs/tools.md give (every one
 // the docs give) to it.
 func TestToolsListOnTheWire(t *testing.T) {
+	t.Parallel()
 	result := wireToolsList(t, "--root", t.TempDir(), "--log-level", "error")
 	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
@@ -404,10 +416,11 @@ func TestToolsListOnTheWire(t *testing.T) {
 // where a desktop client starts servers (/), and / itself; the same
 // relative root from a project directory serves.
 func TestServeRootMistakes(t *testing.T) {
+	t.Parallel()
 	run := func(dir string, root string) result {
 		cmd := exec.Command(folioBin, "serve", "--root", root)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t), "HOME=/home/alice")
+		cmd.Env = testmain.Env(t, "HOME=/home/alice")
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		err := cmd.Run()
@@ -469,6 +482,7 @@ func TestServeRootNotThere(t *testing.T) {
 // the protocol versions that have batches, and refused in those that do
 // not, the session going on.
 func TestStdioStaysUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		version string
 		batches bool

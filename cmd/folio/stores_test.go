@@ -14,6 +14,7 @@ import (
 // TestHandleStoreUsage holds the help of --handle-store, which the table
 // of stores makes, to its words.
 func TestHandleStoreUsage(t *testing.T) {
+	t.Parallel()
 	const want = "where folded answers are kept: memory, bolt:PATH (kept across restarts) or redis://HOST:PORT/DB (shared by replicas)"
 	if got := handleStoreUsage(); got != want {
 		t.Errorf("usage %q, want %q", got, want)
@@ -23,6 +24,7 @@ func TestHandleStoreUsage(t *testing.T) {
 // TestParseHandleStore: each spec finds its store and place, or the error
 // --handle-store has always given, word for word.
 func TestParseHandleStore(t *testing.T) {
+	t.Parallel()
 	o := foldOptions{storeMaxEntries: 1000, storeMaxBytes: fold.DefaultStoreMaxBytes}
 	none := o
 	none.storeMaxEntries = 0
@@ -60,6 +62,7 @@ func TestParseHandleStore(t *testing.T) {
 // TestOpenHandleStores opens each store of the table as serve does, and
 // holds it to the contract every store keeps.
 func TestOpenHandleStores(t *testing.T) {
+	t.Parallel()
 	o := foldOptions{storeMaxEntries: 10, storeMaxBytes: fold.DefaultStoreMaxBytes}
 	for _, spec := range []string{"memory", "bolt:" + filepath.Join(t.TempDir(), "h.db"), "redis"} {
 		t.Run(spec, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 // under the symlink when the file it leads to is outside the path
 // searched. A symlink out of the root is neither listed nor searched.
 func TestServeGrepSearchesSymlinkedFiles(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "repo")
 	write(t, dir, "AGENTS.md", "# Agents\nRun the needle tests.\n")

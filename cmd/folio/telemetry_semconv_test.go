@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/otelcoltest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
@@ -69,7 +70,7 @@ func TestTelemetryConventions(t *testing.T) {
 		config := filepath.Join(dir, "mcp.json")
 		writeUpstreams(t, config, upstreams)
 		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", filepath.Join(dir, "cache.json"))
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+		cmd.Env = testmain.Env(t)
 		stderr := &strings.Builder{}
 		cmd.Stderr = stderr
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
@@ -101,7 +102,7 @@ func TestTelemetryConventions(t *testing.T) {
 
 	t.Run("stdio, 2026-07-28", func(t *testing.T) {
 		instance(t, "stdio-2026")
-		cs := dial(t, &mcp.CommandTransport{Command: exec.Command(folioBin, "serve", "--root", dir)})
+		cs := dial(t, &mcp.CommandTransport{Command: folioCmd(t, "serve", "--root", dir)})
 		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 			t.Fatalf("over stdio: %s", v)
 		}

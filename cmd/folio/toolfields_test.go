@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/internal/jsonvalue"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 )
 
@@ -44,7 +45,7 @@ func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 func serveWire(t *testing.T, args ...string) (io.WriteCloser, *bufio.Scanner) {
 	t.Helper()
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	cmd.Env = testmain.Env(t)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -100,6 +101,7 @@ func members(t *testing.T, raw []byte) ([]string, map[string]string) {
 // and so from the schema cache after a restart with the upstream gone. A
 // tool whose tasks are required is still left out.
 func TestUpstreamToolFieldsPass(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	echo := `{"name":"echo","title":"Echo","description":"says <it> & more","inputSchema":{"type":"object","required":["text"],"properties":{"text":{"type":"string","description":"a <b>"}}},"execution":{"taskSupport":"forbidden"},"annotations":{"title":"E","readOnlyHint":true},"x-later":{"b":1,"a":[2,1]},"_meta":{"k":"v"}}`
 	shape := `{"inputSchema":{"type":"object","properties":{"n":{"type":"number"}}},"name":"shape","outputSchema":{"type":"object","properties":{"n":{"type":"number"}}},"execution":{"taskSupport":"optional"}}`

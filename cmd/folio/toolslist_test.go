@@ -20,6 +20,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/tools_list/*.jso
 // shows up here as a diff to review (go test -run ToolsListGolden
 // -update rewrites them).
 func TestToolsListGolden(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "mcp.json")
 	tools := []string{

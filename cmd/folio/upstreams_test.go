@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/upstream"
 )
@@ -110,6 +111,7 @@ func TestUpstreamsCommands(t *testing.T) {
 // once lose none of its entries, and a refresh killed (SIGKILL) at any
 // moment leaves a cache that reads.
 func TestUpstreamsCacheUnderFire(t *testing.T) {
+	t.Parallel()
 	bin := upstreamtest.Binary(t)
 	dir := t.TempDir()
 	config, cache := filepath.Join(dir, "mcp.json"), filepath.Join(dir, "upstreams.json")
@@ -132,7 +134,7 @@ func TestUpstreamsCacheUnderFire(t *testing.T) {
 		t.Fatalf("after two refreshes at once: %v, %d entries", err, len(c.Upstreams))
 	}
 	for i := range 15 {
-		cmd := exec.Command(folioBin, append([]string{"upstreams", "refresh"}, files...)...)
+		cmd := folioCmd(t, append([]string{"upstreams", "refresh"}, files...)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +179,7 @@ func TestServeUpstreams(t *testing.T) {
 	})
 	serve := func() *mcp.ClientSession {
 		cmd := exec.Command(folioBin, "serve", "--root", dir, "--upstreams", config, "--schema-cache", cache, "--upstream-timeout", "2500ms", "--log-level", "error")
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+		cmd.Env = testmain.Env(t)
 		return dial(t, &mcp.CommandTransport{Command: cmd})
 	}
 	want := []string{"grep", "list", "local__a", "local__b", "outline", "read", "remote__x", "result_query", "search_docs"}

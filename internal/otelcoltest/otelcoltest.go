@@ -2,7 +2,8 @@
 // one testdata/otelcol builds from the collector's own Go modules (its
 // OTLP receiver and the contrib file exporter), receiving OTLP over HTTP
 // on loopback and writing what it receives as OTLP JSON, which the test
-// reads back.
+// reads back. It is built by testmain: a package that starts it calls
+// testmain.Main from its TestMain.
 package otelcoltest
 
 import (
@@ -15,11 +16,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/internal/testmain"
 )
 
 // Collector is a running collector.
@@ -32,40 +33,35 @@ type Collector struct {
 	log      string
 }
 
-var build struct {
-	once   sync.Once
-	binary string
-	err    error
+// Prebuild starts building the collector in the background
+// (testmain.Prebuild), for a TestMain whose tests start it.
+func Prebuild() {
+	testmain.Prebuild("otelcol", source(), buildEnv())
 }
 
-// binary builds the collector once per test process. Its modules come
-// from the module proxy the first time (about two minutes to build on two
-// cores); then from the module and build caches.
+// buildEnv is the go command's environment for the collector's nested
+// module: its own go.mod and go.sum, as they are.
+func buildEnv() []string { return []string{"GOWORK=off", "GOFLAGS=-mod=readonly"} }
+
+// source is the directory of the collector's module.
+func source() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "testdata", "otelcol")
+}
+
+// binary builds the collector once per test binary (testmain.Build). Its
+// modules come from the module proxy the first time (about two minutes
+// to build on two cores); then from the module and build caches.
 func binary(t testing.TB) string {
 	t.Helper()
-	build.once.Do(func() {
-		_, here, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(here), "..", "..", "testdata", "otelcol")
-		dir, err := os.MkdirTemp("", "otelcol")
-		if err != nil {
-			build.err = err
-			return
-		}
-		build.binary = filepath.Join(dir, "otelcol")
-		cmd := exec.Command("go", "build", "-o", build.binary, ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			build.err = fmt.Errorf("building the collector in %s: %v\n%s", src, err, out)
-		}
-	})
-	if build.err != nil {
+	path, err := testmain.Build("otelcol", source(), buildEnv())
+	if err != nil {
 		if os.Getenv("FOLIO_REQUIRE_OTELCOL") == "" {
-			t.Skipf("the collector could not be built (FOLIO_REQUIRE_OTELCOL makes this fail): %v", build.err)
+			t.Skipf("the collector could not be built (FOLIO_REQUIRE_OTELCOL makes this fail): %v", err)
 		}
-		t.Fatal(build.err)
+		t.Fatal(err)
 	}
-	return build.binary
+	return path
 }
 
 // Start runs a collector until the test ends.

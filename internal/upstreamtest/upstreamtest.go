@@ -1,74 +1,58 @@
 // Package upstreamtest builds and starts the upstream servers of folio's
 // gateway tests: fakemcp, a real go-sdk MCP server, and rawmcp, a hostile
-// one that speaks JSON-RPC by hand.
+// one that speaks JSON-RPC by hand. They are built by testmain: a package
+// that uses them calls testmain.Main from its TestMain.
 package upstreamtest
 
 import (
 	"bufio"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/folio-mcp/folio/internal/testmain"
 )
 
-// built holds the build of each test server, by name.
-var built sync.Map // name → *build
-
-type build struct {
-	once   sync.Once
-	binary string
-	err    error
-}
-
-// Binary builds fakemcp once per test process and returns its path.
+// Binary builds fakemcp once per test binary (testmain.Build) and
+// returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
 	return program(t, "fakemcp")
 }
 
-// Raw builds rawmcp, the hostile server, once per test process and
-// returns its path.
+// Raw builds rawmcp, the hostile server, once per test binary
+// (testmain.Build) and returns its path.
 func Raw(t testing.TB) string {
 	t.Helper()
 	return program(t, "rawmcp")
 }
 
+// Prebuild starts building fakemcp and rawmcp in the background
+// (testmain.Prebuild), for a TestMain whose tests use them.
+func Prebuild() {
+	for _, name := range []string{"fakemcp", "rawmcp"} {
+		testmain.Prebuild(name, source(name), nil)
+	}
+}
+
 // program builds the command of this directory's subdirectory name.
 func program(t testing.TB, name string) string {
 	t.Helper()
-	v, _ := built.LoadOrStore(name, &build{})
-	b := v.(*build)
-	b.once.Do(func() {
-		_, here, _, _ := runtime.Caller(0)
-		dir, err := os.MkdirTemp("", name)
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.binary = filepath.Join(dir, name)
-		out, err := exec.Command("go", "build", "-o", b.binary, filepath.Join(filepath.Dir(here), name)).CombinedOutput()
-		if err != nil {
-			b.err = &buildError{name, err, string(out)}
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
+	path, err := testmain.Build(name, source(name), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.binary
+	return path
 }
 
-type buildError struct {
-	name string
-	err  error
-	out  string
-}
-
-func (e *buildError) Error() string {
-	return "building " + e.name + ": " + e.err.Error() + ": " + e.out
+// source is the directory of the command name.
+func source(name string) string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), name)
 }
 
 // HTTP starts fakemcp over Streamable HTTP on loopback with args and
