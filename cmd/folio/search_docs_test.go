@@ -152,7 +152,7 @@ func TestSearchPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(folioBin, append([]string{"search"}, tc.args...)...)
 			cmd.Dir = dir
-			cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+stateDir(t)), tc.env...)
+			cmd.Env = testmain.Env(t, tc.env...)
 			var out, errb strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			err := cmd.Run()
