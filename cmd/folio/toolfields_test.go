@@ -23,15 +23,42 @@ import (
 func wireToolsList(t *testing.T, args ...string) json.RawMessage {
 	t.Helper()
 	in, sc := serveWire(t, args...)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	return askToolsList(t, in, sc, "2025-11-25")
+}
+
+// askToolsList asks folio serve, over its stdin (in) and stdout (sc), for
+// tools/list as a client of era does, and returns the answer's result,
+// the bytes folio wrote: a 2025-11-25 client initializes first; a
+// 2026-07-28 one, which has no session, asks server/discover, then
+// tools/list with its version and capabilities in _meta, as go-sdk's
+// client does.
+func askToolsList(t *testing.T, in io.Writer, sc *bufio.Scanner, era string) json.RawMessage {
+	t.Helper()
+	switch era {
+	case "2025-11-25":
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	case "2026-07-28":
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wire","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`)
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+meta+`}}`)
+	default:
+		t.Fatalf("no era %q", era)
+	}
 	for sc.Scan() {
 		var msg struct {
 			ID     int             `json:"id"`
 			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
 		}
-		if json.Unmarshal(sc.Bytes(), &msg) == nil && msg.ID == 2 && msg.Result != nil {
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID == 0 {
+			continue
+		}
+		switch {
+		case msg.Error != nil:
+			t.Fatalf("%s: request %d: %s", era, msg.ID, msg.Error)
+		case msg.ID == 2 && msg.Result != nil:
 			return msg.Result
 		}
 	}
