@@ -324,6 +324,7 @@ func TestProgressBeforeAnswerTypeScript(t *testing.T) {
 		t.Run(tc.tool, func(t *testing.T) {
 			cmd := exec.Command(node, append([]string{filepath.Join(dir, "progress.mjs"), tc.tool, fmt.Sprint(n), folioBin}, serve...)...)
 			cmd.Dir = dir
+			cmd.Env = testmain.Env(t) // for the folio it starts (the SDK passes HOME on)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
