@@ -62,18 +62,74 @@ input, streamed, whatever it holds. -- ends the flags (folio hash -- -notes.md).
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
-		Usage: "print folio's version",
+		Usage: "print folio's version, commit, build date, Go version and platform",
 		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "folio %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(c.App.Writer, "folio %s %s %s/%s\n", versionLine(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
 }
 
-// version is folio's module version, "(devel)" for a build from a work tree.
-func version() string {
+// The release build stamps these in with
+// -ldflags "-X main.version=V -X main.commit=C -X main.date=D"; a build
+// without them reads what Go recorded (folioVersion, buildStamp).
+var (
+	version string // the release, e.g. v0.1.0
+	commit  string // the commit it was built from
+	date    string // when it was built (RFC 3339)
+)
+
+// folioVersion is the release stamped in, else the module version Go
+// recorded ("go install …@v0.1.0"), else "(devel)" for a build from a
+// work tree.
+func folioVersion() string {
+	if version != "" {
+		return version
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// versionLine is folioVersion followed by the commit and the build time
+// when they are known: those stamped in, else the revision and commit
+// time Go recorded from the work tree ("+dirty" for uncommitted changes).
+func versionLine() string {
+	c, d := buildStamp()
+	v := folioVersion()
+	switch {
+	case c != "" && d != "":
+		return fmt.Sprintf("%s (commit %s, built %s)", v, c, d)
+	case c != "":
+		return fmt.Sprintf("%s (commit %s)", v, c)
+	}
+	return v
+}
+
+// buildStamp is the commit and date stamped in, else the vcs.revision and
+// vcs.time Go's build info holds (empty for a module built by go install).
+func buildStamp() (rev, when string) {
+	if commit != "" || date != "" {
+		return commit, date
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", ""
+	}
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev, when
 }

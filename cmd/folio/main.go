@@ -56,7 +56,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:      "folio",
 		Usage:     "serve files to LLM agents in exact, token-budgeted pages",
-		Version:   version(),
+		Version:   versionLine(),
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,

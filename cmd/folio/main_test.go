@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -567,11 +568,36 @@ func TestVerifyGoEncoding(t *testing.T) {
 	}
 }
 
+// TestVersion: a binary built as the release build stamps it prints the
+// release, its commit and its date, in "folio version" and "folio
+// --version" alike; one built without the stamp prints what Go's build
+// info knows, "(devel)" for a build from a work tree.
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	r := folio(t, "", "version")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "folio ") {
-		t.Fatalf("exit %d %q", r.code, r.stdout)
+	stamped, err := testmain.Build("folio-stamped", ".", nil,
+		"-ldflags=-X main.version=v9.9.9-test -X main.commit=0123abc -X main.date=2026-01-02T03:04:05Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const release = "v9.9.9-test (commit 0123abc, built 2026-01-02T03:04:05Z)"
+	platform := fmt.Sprintf(" %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, tc := range []struct {
+		bin, arg, want string
+	}{
+		{stamped, "version", "folio " + release + platform},
+		{stamped, "--version", "folio version " + release + "\n"},
+		{folioBin, "version", "folio (devel)"},
+		{folioBin, "--version", "folio version (devel)"},
+	} {
+		cmd := exec.Command(tc.bin, tc.arg)
+		cmd.Env = testmain.Env(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v", filepath.Base(tc.bin), tc.arg, err)
+		}
+		if !strings.HasPrefix(string(out), tc.want) || (tc.bin == stamped && string(out) != tc.want) {
+			t.Errorf("%s %s: %q, want %q", filepath.Base(tc.bin), tc.arg, out, tc.want)
+		}
 	}
 }
 

@@ -393,7 +393,7 @@ func printPages(c *cli.Context, rd *reader.Reader, req reader.PageRequest) error
 
 // remoteRead does the read through the read tool of the server.
 func remoteRead(c *cli.Context, o readOptions) error {
-	cl, err := remote.Dial(c.Context, o.server, o.token, version())
+	cl, err := remote.Dial(c.Context, o.server, o.token, folioVersion())
 	if err != nil {
 		return fail(c, o.paged, err)
 	}

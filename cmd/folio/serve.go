@@ -366,7 +366,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger) error {
 		LineMaxTokens:         o.lineMaxTokens,
 		PageFormat:            o.pageFormat,
 		Telemetry:             instruments,
-		Version:               version(),
+		Version:               folioVersion(),
 		Logger:                log,
 	})
 	if err != nil {
@@ -423,7 +423,7 @@ func loadKeyRing(flag string) (*cursor.Ring, error) {
 // cannot do (an export that fails) goes to folio's log, not to the log
 // package's.
 func startTelemetry(ctx context.Context, o serveOptions, log *slog.Logger) (*telemetry.Telemetry, error) {
-	tel, err := telemetry.New(ctx, telemetry.Options{Prometheus: o.admin != "", Version: version(), Getenv: os.Getenv})
+	tel, err := telemetry.New(ctx, telemetry.Options{Prometheus: o.admin != "", Version: folioVersion(), Getenv: os.Getenv})
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func upstreamsRefresh(c *cli.Context) error {
 	if err != nil {
 		return upstreamsFailed(c, err)
 	}
-	entries, errs, err := upstream.Refresh(c.Context, servers, upstream.Options{CachePath: path, Timeout: timeout, Version: version()})
+	entries, errs, err := upstream.Refresh(c.Context, servers, upstream.Options{CachePath: path, Timeout: timeout, Version: folioVersion()})
 	if err != nil {
 		return upstreamsFailed(c, err)
 	}
@@ -166,7 +166,7 @@ func startGateway(ctx context.Context, o serveOptions, log *slog.Logger, in *tel
 		return nil, err
 	}
 	return upstream.Start(ctx, servers, upstream.Options{
-		CachePath: cache, Timeout: o.upstreamTimeout, Version: version(), Logger: log,
+		CachePath: cache, Timeout: o.upstreamTimeout, Version: folioVersion(), Logger: log,
 		OnDemand: o.upstreamOnDemand, IdleTimeout: o.upstreamIdle, Backoff: o.upstreamBackoff, BackoffMax: o.upstreamBackoffMax,
 		Telemetry: in,
 	})

@@ -216,7 +216,7 @@ func writeJUnit(path string, rep *verify.Report, started time.Time) error {
 
 // verifyRemote verifies the arguments through the server.
 func verifyRemote(ctx context.Context, o verifyOptions, opt verify.Options) (*verify.Report, error) {
-	cl, err := remote.Dial(ctx, o.server, o.token, version())
+	cl, err := remote.Dial(ctx, o.server, o.token, folioVersion())
 	if err != nil {
 		return nil, err
 	}
