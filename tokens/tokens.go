@@ -123,8 +123,8 @@ func (t *File) reload() {
 }
 
 var (
-	subjectRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$`)
-	sha256RE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	subjectRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$`) })
+	sha256RE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 )
 
 func parseTokens(b []byte) (map[string]Identity, error) {
@@ -148,10 +148,10 @@ func parseTokens(b []byte) (map[string]Identity, error) {
 }
 
 func checkEntry(e tokenEntry) error {
-	if !subjectRE.MatchString(e.Subject) {
+	if !subjectRE().MatchString(e.Subject) {
 		return fmt.Errorf("subject %q: use 1 to 64 letters, digits and . _ @ + -, starting with a letter or digit", e.Subject)
 	}
-	if !sha256RE.MatchString(e.TokenSHA256) {
+	if !sha256RE().MatchString(e.TokenSHA256) {
 		return errors.New("token_sha256 must be 64 lower-case hex digits")
 	}
 	for _, g := range e.Allow {

@@ -70,7 +70,7 @@ func FuzzTokensFile(f *testing.F) {
 		}
 		var tf tokenFile
 		for h, id := range byHash {
-			if !sha256RE.MatchString(h) || !subjectRE.MatchString(id.Subject) {
+			if !sha256RE().MatchString(h) || !subjectRE().MatchString(id.Subject) {
 				t.Fatalf("accepted %q for %q", h, id.Subject)
 			}
 			tf.Tokens = append(tf.Tokens, tokenEntry{Subject: id.Subject, TokenSHA256: h, Allow: id.Allow, Tools: id.Tools})

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/folio-mcp/folio/lexicon"
@@ -276,7 +277,7 @@ func allIn(name, ws []string) bool {
 func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 	out := map[string]float64{}
 	put := func(w string, weight float64) {
-		if ix.sig.stop && stopWords[w] {
+		if ix.sig.stop && stopWords()[w] {
 			return
 		}
 		if ix.sig.stems {
@@ -287,7 +288,7 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 	for i, w := range ws {
 		put(w, 1)
 		if ix.sig.vocabulary {
-			for _, v := range vocabulary[w] {
+			for _, v := range vocabulary()[w] {
 				put(v, vocabularyWeight)
 			}
 		}
@@ -296,7 +297,7 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 				out[op] = max(out[op], operationWeight)
 			}
 		}
-		if wordnet && !stopWords[w] {
+		if wordnet && !stopWords()[w] {
 			for _, lemma := range append(lexicon.Base(w), w) {
 				r := lexicon.Related(lemma)
 				for _, rel := range [][]string{r.Synonyms, r.Derived} {
@@ -322,10 +323,10 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 func (ix *Index) corrected(ws []string) []string {
 	out := ws
 	for _, w := range ws {
-		if len(w) < minTypo || stopWords[w] || ix.tools.postings[ix.term(w)] != nil {
+		if len(w) < minTypo || stopWords()[w] || ix.tools.postings[ix.term(w)] != nil {
 			continue
 		}
-		if _, known := vocabulary[w]; known {
+		if _, known := vocabulary()[w]; known {
 			continue
 		}
 		for _, t := range ix.words {
@@ -438,14 +439,15 @@ func schemaText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// stopWords carry no meaning for a search.
-var stopWords = map[string]bool{}
-
-func init() {
+// stopWords carry no meaning for a search; built at first use, not at
+// start-up, so that commands that never search do not pay for it.
+var stopWords = sync.OnceValue(func() map[string]bool {
+	stop := map[string]bool{}
 	for _, w := range strings.Fields("a an the and or of to in on for from with by at as is are be it this that these those my me i you your we our can do does how what which who show give get into out up all any some its their there then than so if not") {
-		stopWords[w] = true
+		stop[w] = true
 	}
-}
+	return stop
+})
 
 // words are the words of text, lower case, split at anything not a letter
 // or digit and between the words of camelCase.
@@ -512,7 +514,7 @@ func Topics(docs []Doc, n int) []Topic {
 		own := words(d.Upstream)
 		name := strings.TrimPrefix(d.Name, d.Upstream+"__")
 		for _, w := range uniqueWords(name) {
-			if _, verb := operations[w]; !verb && !stopWords[w] && len(w) > 1 && !slices.Contains(own, w) {
+			if _, verb := operations()[w]; !verb && !stopWords()[w] && len(w) > 1 && !slices.Contains(own, w) {
 				s := stem(w)
 				if _, ok := shown[s]; !ok {
 					shown[s] = w

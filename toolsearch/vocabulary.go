@@ -1,13 +1,16 @@
 package toolsearch
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // vocabulary are the words a word stands for in the field tools are
 // described in: abbreviations ("pr", "k8s"), and everyday words for what
 // tools name otherwise ("folder" for a directory). A word, in a request or
 // in a tool, brings these in too. It says what any catalog would: no
 // tool's or server's name is here.
-var vocabulary = map[string][]string{}
+var vocabulary = sync.OnceValue(buildVocabulary)
 
 // vocabularyTable is vocabulary as written: on each line, words, a colon,
 // and the words they stand for.
@@ -90,22 +93,26 @@ coords gps latlng: latitude longitude coordinates
 dba sql: database query
 `
 
-func init() {
+// buildVocabulary reads vocabularyTable, at first use rather than at
+// start-up.
+func buildVocabulary() map[string][]string {
+	vocab := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(vocabularyTable), "\n") {
 		from, to, _ := strings.Cut(line, ":")
 		for _, w := range strings.Fields(from) {
-			vocabulary[w] = strings.Fields(to)
+			vocab[w] = strings.Fields(to)
 		}
 	}
+	return vocab
 }
 
 // operations are the verbs that ask for one of a few operations, and those
 // operations: a request's "get rid of" and a tool's "uninstall" both ask
 // to delete; "open" a file reads it, "open" an issue creates one. Phrases
 // of two words are written with "_".
-var operations = map[string][]string{}
-
-func init() {
+// They are built at first use rather than at start-up.
+var operations = sync.OnceValue(func() map[string][]string {
+	ops := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(`
 create: create add new make generate insert post submit register build compose draft write spawn set_up spin_up open leave file
 read: read open view display fetch retrieve load inspect describe download cat print see look_at show check pull_up
@@ -117,18 +124,19 @@ run: run execute exec launch start invoke trigger perform eval install deploy
 `), "\n") {
 		op, verbs, _ := strings.Cut(line, ":")
 		for _, v := range strings.Fields(verbs) {
-			operations[v] = append(operations[v], "~"+op)
+			ops[v] = append(ops[v], "~"+op)
 		}
 	}
-}
+	return ops
+})
 
 // operationsOf are the operations the word at i of ws asks for, alone or
 // with the word after it ("get rid", "look up"), as terms ("~delete").
 func operationsOf(ws []string, i int) []string {
 	if i+1 < len(ws) {
-		if ops, ok := operations[ws[i]+"_"+ws[i+1]]; ok {
+		if ops, ok := operations()[ws[i]+"_"+ws[i+1]]; ok {
 			return ops
 		}
 	}
-	return operations[ws[i]]
+	return operations()[ws[i]]
 }

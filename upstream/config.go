@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -71,7 +72,7 @@ type entry struct {
 var ErrConfig = errors.New("upstreams")
 
 // serverName is what a server's name may be: it prefixes its tools' names.
-var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
+var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`) })
 
 // Parse reads an mcpServers file: {"mcpServers":{"NAME":{…}}}, each entry
 // either {"command","args","env","cwd"} (stdio; "type":"stdio" optional) or
@@ -125,7 +126,7 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: server %q, %s: %s", ErrConfig, name, field, fmt.Sprintf(format, args...))
 	}
-	if !serverName.MatchString(name) {
+	if !serverName().MatchString(name) {
 		return Server{}, bad("name", "use 1 to 32 letters, digits and _ . - (it prefixes the server's tools: %s__tool)", name)
 	}
 	var e entry
@@ -168,12 +169,12 @@ func parseServer(name string, raw json.RawMessage, lookup func(string) (string, 
 const maxIdleTimeoutMs = 7 * 24 * 3600 * 1000
 
 // varRef is one ${NAME} in a value.
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // expandVars replaces each ${NAME} in v by the variable's value.
 func expandVars(v string, lookup func(string) (string, bool)) (string, error) {
 	var missing []string
-	out := varRef.ReplaceAllStringFunc(v, func(ref string) string {
+	out := varRef().ReplaceAllStringFunc(v, func(ref string) string {
 		name := ref[2 : len(ref)-1]
 		val, ok := lookup(name)
 		if !ok {

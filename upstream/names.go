@@ -5,10 +5,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // toolName is a tool name under MCP's rules: 1 to 64 of A-Za-z0-9_.-.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
 // Separator parts an upstream's name from its tool's in the names folio
 // offers: no tool of folio's own has it.
@@ -22,13 +23,13 @@ const Separator = "__"
 // 64 characters) is an error.
 func ToolName(server, tool string) (string, error) {
 	clean := strings.Map(func(r rune) rune {
-		if r < 0x80 && toolName.MatchString(string(r)) {
+		if r < 0x80 && toolName().MatchString(string(r)) {
 			return r
 		}
 		return '_'
 	}, tool)
 	name := server + Separator + clean
-	if tool == "" || !toolName.MatchString(name) {
+	if tool == "" || !toolName().MatchString(name) {
 		return "", fmt.Errorf("%w: server %q, tool %s: %s is not a valid MCP tool name (1 to 64 of A-Za-z0-9_.-): it is not offered", ErrConfig, server, quote(tool), quote(name))
 	}
 	return name, nil

@@ -183,7 +183,7 @@ func FuzzToolNamesAreOneToOne(f *testing.F) {
 	f.Add("gh", "git", "a/b", "a_b")
 	f.Fuzz(func(t *testing.T, s1, s2, t1, t2 string) {
 		servers := []Server{{Name: s1}, {Name: s2}}
-		if s1 == s2 || !serverName.MatchString(s1) || !serverName.MatchString(s2) || CheckNames(servers) != nil {
+		if s1 == s2 || !serverName().MatchString(s1) || !serverName().MatchString(s2) || CheckNames(servers) != nil {
 			return
 		}
 		n1, err1 := ToolName(s1, t1)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -598,6 +599,45 @@ func TestVersion(t *testing.T) {
 		if !strings.HasPrefix(string(out), tc.want) || (tc.bin == stamped && string(out) != tc.want) {
 			t.Errorf("%s %s: %q, want %q", filepath.Base(tc.bin), tc.arg, out, tc.want)
 		}
+	}
+}
+
+// TestVersionInitIsLight: what folio's own packages build at start-up
+// (Go's inittrace), which every command pays for, "folio version"
+// included, stays small: tables and regular expressions only some
+// commands need are built at their first use.
+func TestVersionInitIsLight(t *testing.T) {
+	t.Parallel()
+	const perPackage, total = 32 << 10, 48 << 10
+	cmd := exec.Command(folioBin, "version")
+	cmd.Env = append(testmain.Env(t), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sum, seen := 0, 0
+	for line := range strings.Lines(stderr.String()) {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/folio-mcp/folio/") {
+			continue
+		}
+		b, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		seen++
+		sum += b
+		if b > perPackage {
+			t.Errorf("%s allocates %d bytes at start-up, over %d", f[1], b, perPackage)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no init line of folio's packages in %q", stderr.String())
+	}
+	if sum > total {
+		t.Errorf("folio's packages allocate %d bytes at start-up, over %d", sum, total)
 	}
 }
 
