@@ -210,7 +210,7 @@ func entryOf(ctx context.Context, s Server, cs *mcp.ClientSession, w *watch) (En
 	// Pages are walked by hand, not by cs.Tools, to read their caching
 	// hints; an upstream that pages on without end stops at MaxTools, or
 	// at as many pages.
-	size, cursor := 0, ""
+	size, cursor, named := 0, "", map[string]bool{}
 pages:
 	for range MaxTools + 1 {
 		page, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
@@ -224,10 +224,14 @@ pages:
 			e.ToolsTTLMs = &ttl
 		}
 		for _, tool := range page.Tools {
-			b := w.definition(tool.Name)
+			var b json.RawMessage
+			if !named[tool.Name] {
+				b = w.definition(tool.Name)
+			}
+			named[tool.Name] = true
 			if b == nil {
-				// Not read off the wire (a name given twice): as
-				// go-sdk took it.
+				// Not read off the wire, or a name given twice (the
+				// wire's is the first's): as go-sdk took it.
 				b, _ = json.Marshal(tool)
 			}
 			if size += len(b); size > MaxEntryBytes {

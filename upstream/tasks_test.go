@@ -112,15 +112,15 @@ func TestTaskRequiredOverHTTP(t *testing.T) {
 
 // TestWatchTools: the definitions of a tools/list answer are kept as
 // they came, every field in its order (compact), those of the latest
-// answer only, each given once.
+// answer only, as often as they are asked for.
 func TestWatchTools(t *testing.T) {
 	w := &watch{}
 	w.sawTools([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","required":["z"],"properties":{"z":{}}},"execution":{"taskSupport":"forbidden"},"x-new":[1, 2],"description":"a<b & c"},{"name":"b"}]}`))
 	if got := string(w.definition("a")); got != `{"name":"a","inputSchema":{"type":"object","required":["z"],"properties":{"z":{}}},"execution":{"taskSupport":"forbidden"},"x-new":[1,2],"description":"a<b & c"}` {
 		t.Errorf("a: %s", got)
 	}
-	if w.definition("a") != nil {
-		t.Error("a was given twice")
+	if got := string(w.definition("a")); !strings.HasPrefix(got, `{"name":"a",`) {
+		t.Errorf("a, asked again (by a discovery that overlapped): %s", got)
 	}
 	w.sawTools([]byte(`{"tools":[{"name":"c"}]}`))
 	if w.definition("b") != nil || string(w.definition("c")) != `{"name":"c"}` {

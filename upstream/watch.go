@@ -41,7 +41,11 @@ type watch struct {
 
 // sawTools takes the definitions of a tools/list result in place of the
 // last ones: at most one answer's (each bounded by MaxMessageBytes) is
-// kept, until a discovery takes them.
+// kept. They are not taken away when a discovery reads them: two
+// discoveries of one upstream may overlap (one at start-up, one its
+// list_changed asked for), and the one whose answer was read first must
+// find its definitions still there, not fall back to go-sdk's form of the
+// same tools and so count an unchanged upstream as changed.
 func (w *watch) sawTools(result json.RawMessage) {
 	var r struct {
 		Tools []json.RawMessage `json:"tools"`
@@ -67,11 +71,10 @@ func (w *watch) sawTools(result json.RawMessage) {
 
 // definition is the definition of the tool named, as the latest tools/list
 // answer gave it (compact, so that it is the same after a round through
-// the cache), or nil; it is given once.
+// the cache), or nil.
 func (w *watch) definition(name string) json.RawMessage {
 	w.mu.Lock()
 	raw := w.defs[name]
-	delete(w.defs, name)
 	w.mu.Unlock()
 	var b bytes.Buffer
 	if raw == nil || json.Compact(&b, raw) != nil {
