@@ -396,10 +396,17 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 		return
 	}
 	l.refreshing = true
+	// The last discovery may have ended just now: the next starts
+	// RefreshInterval after the last started, whichever loop ran it.
+	next := l.refreshed.Add(RefreshInterval)
 	g.work.Go(func() {
 		for {
-			started := time.Now()
-			g.rediscover(ctx, []Server{l.server}, 1)
+			select {
+			case <-time.After(time.Until(next)):
+				next = l.startRefresh()
+				g.rediscover(ctx, []Server{l.server}, 1)
+			case <-ctx.Done():
+			}
 			l.refreshMu.Lock()
 			if !l.again || ctx.Err() != nil {
 				l.refreshing, l.again = false, false
@@ -408,10 +415,6 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 			}
 			l.again = false
 			l.refreshMu.Unlock()
-			select {
-			case <-time.After(time.Until(started.Add(RefreshInterval))):
-			case <-ctx.Done():
-			}
 		}
 	})
 }
