@@ -13,6 +13,12 @@ test:
 ci:
     bash .ci/run
 
+# Every release archive (linux and darwin, amd64 and arm64), their SBOMs and
+# the checksums into dist/, as a snapshot (needs goreleaser and syft:
+# CONTRIBUTING.md, Releasing).
+release-snapshot:
+    goreleaser release --snapshot --clean
+
 # Benchmarks of the pager and the token counter, for benchstat.
 bench:
     go test ./pager ./pager/bpe -run '^$' -bench . -count 6
