@@ -62,9 +62,9 @@ type releaseArtifact struct {
 // user gets: the checksums file gives its sha256 (and every other file's);
 // it holds folio, LICENSE and README.md as they are here, each with the
 // commit's time; the binary was built with -trimpath, without cgo and
-// stamped with the snapshot's version; an SBOM of it names folio's
-// dependencies; and the binary runs "folio version" and serves a file
-// that a go-sdk client reads over stdio, in pages, byte for byte.
+// stripped; an SBOM of it names folio's dependencies; and the binary runs
+// "folio version" and serves a file that a go-sdk client reads over
+// stdio, in pages, byte for byte.
 func TestReleaseArchive(t *testing.T) {
 	t.Parallel()
 	goreleaser := releaseTools(t)
@@ -96,7 +96,9 @@ func TestReleaseArchive(t *testing.T) {
 	checkBuildInfo(t, bin)
 	checkSBOM(t, sbom)
 
-	out, err := exec.Command(bin, "version").CombinedOutput()
+	version := exec.Command(bin, "version")
+	version.Env = testmain.Env(t)
+	out, err := version.CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "folio ") || !strings.Contains(string(out), runtime.GOOS+"/"+runtime.GOARCH) {
 		t.Errorf("folio version: %v: %s", err, out)
 	}
