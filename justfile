@@ -13,6 +13,14 @@ test:
 ci:
     bash .ci/run
 
+# Every release archive (linux and darwin, amd64 and arm64), their SBOMs and
+# the checksums into dist/, as a snapshot (needs goreleaser and syft:
+# CONTRIBUTING.md, Releasing). goreleaser takes no commit from a
+# repository without a remote: origin is named in git's environment when
+# there is none.
+release-snapshot:
+    GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0="$(git remote get-url origin 2>/dev/null || echo https://github.com/folio-mcp/folio)" goreleaser release --snapshot --clean
+
 # Benchmarks of the pager and the token counter, for benchstat.
 bench:
     go test ./pager ./pager/bpe -run '^$' -bench . -count 6
