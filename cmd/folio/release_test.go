@@ -62,8 +62,8 @@ type releaseArtifact struct {
 // user gets: the checksums file gives its sha256 (and every other file's);
 // it holds folio, LICENSE and README.md as they are here, each with the
 // commit's time; the binary was built with -trimpath, without cgo and
-// stripped; an SBOM of it names folio's dependencies; and the binary runs
-// "folio version" and serves a file that a go-sdk client reads over
+// stripped; an SBOM of it names folio's dependencies; and the binary
+// prints the snapshot's version and commit ("folio version") and serves a file that a go-sdk client reads over
 // stdio, in pages, byte for byte.
 func TestReleaseArchive(t *testing.T) {
 	t.Parallel()
@@ -99,7 +99,7 @@ func TestReleaseArchive(t *testing.T) {
 	version := exec.Command(bin, "version")
 	version.Env = testmain.Env(t)
 	out, err := version.CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "folio ") || !strings.Contains(string(out), runtime.GOOS+"/"+runtime.GOARCH) {
+	if err != nil || !strings.HasPrefix(string(out), "folio v"+meta.Version+" (commit "+meta.Commit) || !strings.Contains(string(out), runtime.GOOS+"/"+runtime.GOARCH) {
 		t.Errorf("folio version: %v: %s", err, out)
 	}
 	docs := t.TempDir()
