@@ -1,9 +1,14 @@
 package main
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -228,5 +233,199 @@ func TestNpxFromRegistry(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "@folio-mcp/folio-linux-x64") || !strings.Contains(string(out), "linux x64") {
 		t.Errorf("folio without its platform package: %v\n%s", err, out)
+	}
+}
+
+// packFake runs npm/pack.sh on stand-in binaries (shell scripts that
+// print their target and arguments and exit 3), returning its output
+// folder, its error and what it wrote to standard error.
+func packFake(t *testing.T, version string, targets [][2]string) (string, error, string) {
+	t.Helper()
+	bindir, out := t.TempDir(), t.TempDir()
+	for _, target := range targets {
+		script := fmt.Sprintf("#!/bin/sh\necho %s-%s \"$@\"\nexit 3\n", target[0], target[1])
+		os.WriteFile(filepath.Join(bindir, "folio-"+target[0]+"-"+target[1]), []byte(script), 0o644)
+	}
+	cmd := exec.Command("../../npm/pack.sh", version, bindir, out)
+	cmd.Env = testmain.Env(t, "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	return out, err, stderr.String()
+}
+
+// tarball is the files of an npm package's tarball: name → mode and
+// content.
+func tarball(t *testing.T, path string) map[string]tarFile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]tarFile{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		files[h.Name] = tarFile{mode: h.FileInfo().Mode().Perm(), data: b}
+	}
+}
+
+type tarFile struct {
+	mode os.FileMode
+	data []byte
+}
+
+// TestNpmPack: npm/pack.sh makes the wrapper and one package per
+// platform, each at the version given less its v, the platform packages
+// with os and cpu of npm's names, their binary executable and byte for
+// byte; the wrapper with mcpName, the bin, and every platform package as
+// an optional dependency at exactly that version. A version that is not
+// semantic, or a missing binary, packs nothing.
+func TestNpmPack(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skipf("npm: %v", err)
+	}
+	out, err, stderr := packFake(t, "v1.2.3-rc.1", npmTargets)
+	if err != nil {
+		t.Fatalf("npm/pack.sh: %v\n%s", err, stderr)
+	}
+	type manifest struct {
+		Name, Version, MCPName, License string
+		OS, CPU                         []string
+		Bin, OptionalDependencies       map[string]string
+		PreferUnplugged                 bool
+	}
+	read := func(files map[string]tarFile) manifest {
+		var m manifest
+		if err := json.Unmarshal(files["package/package.json"].data, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	wantDeps := map[string]string{}
+	for _, target := range npmTargets {
+		cpu := strings.Replace(target[1], "amd64", "x64", 1)
+		name := "@folio-mcp/folio-" + target[0] + "-" + cpu
+		wantDeps[name] = "1.2.3-rc.1"
+		files := tarball(t, filepath.Join(out, "folio-mcp-folio-"+target[0]+"-"+cpu+"-1.2.3-rc.1.tgz"))
+		m := read(files)
+		if m.Name != name || m.Version != "1.2.3-rc.1" || !slices.Equal(m.OS, []string{target[0]}) || !slices.Equal(m.CPU, []string{cpu}) ||
+			!m.PreferUnplugged || m.License != "MIT" || m.Bin != nil {
+			t.Errorf("%s: %+v", name, m)
+		}
+		bin := files["package/bin/folio"]
+		if bin.mode&0o111 != 0o111 || !strings.HasPrefix(string(bin.data), "#!/bin/sh\necho "+target[0]+"-"+target[1]+" ") {
+			t.Errorf("%s: bin/folio is %v %q", name, bin.mode, bin.data)
+		}
+	}
+	files := tarball(t, filepath.Join(out, "folio-mcp-folio-1.2.3-rc.1.tgz"))
+	m := read(files)
+	if m.Name != "@folio-mcp/folio" || m.Version != "1.2.3-rc.1" || m.MCPName != "io.github.folio-mcp/folio" || m.OS != nil ||
+		m.Bin["folio"] != "bin/folio.js" || !maps.Equal(m.OptionalDependencies, wantDeps) {
+		t.Errorf("the wrapper: %+v", m)
+	}
+	if js := files["package/bin/folio.js"]; js.mode&0o111 != 0o111 || !strings.HasPrefix(string(js.data), "#!/usr/bin/env node\n") {
+		t.Errorf("the wrapper's bin/folio.js is %v %.40q", js.mode, js.data)
+	}
+
+	for _, c := range []struct {
+		name, version string
+		targets       [][2]string
+		stderr        string
+	}{
+		{"not a version", "latest", npmTargets, "latest is not a semantic version"},
+		{"two parts", "1.2", npmTargets, "1.2 is not a semantic version"},
+		{"a binary missing", "1.2.3", npmTargets[:3], "folio-darwin-arm64 (build it with GOOS=darwin GOARCH=arm64)"},
+	} {
+		out, err, stderr := packFake(t, c.version, c.targets)
+		entries, _ := os.ReadDir(out)
+		if err == nil || !strings.Contains(stderr, c.stderr) || len(entries) > 0 {
+			t.Errorf("%s: %v, %d files, %q", c.name, err, len(entries), stderr)
+		}
+	}
+}
+
+// TestNpmWrapper: the wrapper's bin/folio.js, installed beside the
+// platform package (the layout npm makes), runs its binary with the
+// arguments as given, exits with its code, and dies of the signal it
+// passed on when the binary does; without the package it names it.
+func TestNpmWrapper(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node: %v", err)
+	}
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("npm packages are built for linux and darwin")
+	}
+	modules := filepath.Join(t.TempDir(), "node_modules", "@folio-mcp")
+	wrapper := filepath.Join(modules, "folio", "bin", "folio.js")
+	src, err := os.ReadFile("../../npm/bin/folio.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Dir(wrapper), "folio.js", string(src))
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	pkg := "folio-" + runtime.GOOS + "-" + arch
+	run := func(stdin string, signal syscall.Signal) (string, *os.ProcessState) {
+		cmd := exec.Command(node, wrapper, "read", "a b", "--x=1")
+		cmd.Env = testmain.Env(t)
+		cmd.Stdin = strings.NewReader(stdin)
+		// Output to a file, so that Wait returns when node does; in a
+		// group of its own, killed after, so that nothing it started stays.
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if signal != 0 {
+			// The binary says it is running, then gets the signal.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if b, _ := os.ReadFile(out.Name()); string(b) == "ready\n" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the binary did not start")
+				}
+			}
+			cmd.Process.Signal(signal)
+		}
+		cmd.Wait()
+		b, _ := os.ReadFile(out.Name())
+		return strings.TrimPrefix(string(b), "ready\n"), cmd.ProcessState
+	}
+
+	if out, st := run("", 0); st.ExitCode() != 1 || !strings.Contains(out, "@folio-mcp/"+pkg+", which holds the binary for "+runtime.GOOS+" "+arch+", is not installed") {
+		t.Errorf("without the platform package: %v %q", st, out)
+	}
+	bin := write(t, filepath.Join(modules, pkg, "bin"), "folio", "#!/bin/sh\nprintf '%s|' \"$@\"\nread line\nprintf '%s' \"$line\"\nexit 3\n")
+	os.Chmod(bin, 0o755)
+	if out, st := run("from stdin\n", 0); st.ExitCode() != 3 || out != "read|a b|--x=1|from stdin" {
+		t.Errorf("the binary: %v %q", st, out)
+	}
+	os.WriteFile(bin, []byte("#!/bin/sh\ntrap 'kill $!; echo TERM; exit 7' TERM\nsleep 30 &\necho ready\nwait\n"), 0o755)
+	if out, st := run("", syscall.SIGTERM); st.ExitCode() != 7 || out != "TERM\n" {
+		t.Errorf("a binary that exits on SIGTERM: %v %q", st, out)
+	}
+	os.WriteFile(bin, []byte("#!/bin/sh\necho ready\nexec sleep 30\n"), 0o755)
+	if out, st := run("", syscall.SIGTERM); st.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("a binary killed by SIGTERM: %v %q", st, out)
 	}
 }
