@@ -396,17 +396,10 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 		return
 	}
 	l.refreshing = true
-	// The last discovery may have ended just now: the next starts
-	// RefreshInterval after the last started, whichever loop ran it.
-	next := l.refreshed.Add(RefreshInterval)
 	g.work.Go(func() {
 		for {
-			select {
-			case <-time.After(time.Until(next)):
-				next = l.startRefresh()
-				g.rediscover(ctx, []Server{l.server}, 1)
-			case <-ctx.Done():
-			}
+			started := time.Now()
+			g.rediscover(ctx, []Server{l.server}, 1)
 			l.refreshMu.Lock()
 			if !l.again || ctx.Err() != nil {
 				l.refreshing, l.again = false, false
@@ -415,6 +408,10 @@ func (g *Gateway) refresh(ctx context.Context, l *link) {
 			}
 			l.again = false
 			l.refreshMu.Unlock()
+			select {
+			case <-time.After(time.Until(started.Add(RefreshInterval))):
+			case <-ctx.Done():
+			}
 		}
 	})
 }

@@ -109,11 +109,9 @@ type link struct {
 	startedForCall func()
 
 	// refreshMu guards refreshing (a discovery asked for by the upstream
-	// runs), again (another is asked for after it) and refreshed.
+	// runs) and again (another is asked for after it).
 	refreshMu         sync.Mutex
 	refreshing, again bool
-	// refreshed is when the last discovery it asked for started.
-	refreshed time.Time
 
 	// connecting is held while connecting: one connection, however many
 	// calls.
@@ -411,13 +409,4 @@ func (l *link) listedNow(original string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.listed.Listed(original)
-}
-
-// startRefresh notes that a discovery the upstream asked for starts now,
-// and says when the next may start.
-func (l *link) startRefresh() time.Time {
-	l.refreshMu.Lock()
-	defer l.refreshMu.Unlock()
-	l.refreshed = time.Now()
-	return l.refreshed.Add(RefreshInterval)
 }
