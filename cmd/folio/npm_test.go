@@ -254,8 +254,8 @@ func packFake(t *testing.T, version string, targets [][2]string) (string, error,
 	return out, err, stderr.String()
 }
 
-// tarball is the files of an npm package's tarball: name → mode and
-// content.
+// tarball is the files of a gzipped tar (an npm package, a release
+// archive): name → mode, time and content.
 func tarball(t *testing.T, path string) map[string]tarFile {
 	t.Helper()
 	f, err := os.Open(path)
@@ -278,13 +278,14 @@ func tarball(t *testing.T, path string) map[string]tarFile {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(tr)
-		files[h.Name] = tarFile{mode: h.FileInfo().Mode().Perm(), data: b}
+		files[h.Name] = tarFile{mode: h.FileInfo().Mode().Perm(), modTime: h.ModTime, data: b}
 	}
 }
 
 type tarFile struct {
-	mode os.FileMode
-	data []byte
+	mode    os.FileMode
+	modTime time.Time
+	data    []byte
 }
 
 // TestNpmPack: npm/pack.sh makes the wrapper and one package per

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,51 +238,31 @@ func gitCommitTime(t *testing.T, root, commit string) time.Time {
 // the commit's time.
 func checkArchive(t *testing.T, archive, root, bin string, commitTime time.Time) {
 	t.Helper()
-	f, err := os.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	seen := map[string]bool{}
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	files := tarball(t, archive)
+	for name, f := range files {
+		if !f.modTime.Equal(commitTime) {
+			t.Errorf("%s: mtime %v, want the commit's %v", name, f.modTime, commitTime)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen[h.Name] = true
-		if !h.ModTime.Equal(commitTime) {
-			t.Errorf("%s: mtime %v, want the commit's %v", h.Name, h.ModTime, commitTime)
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch h.Name {
+		switch name {
 		case "folio":
-			if h.Mode&0o111 == 0 {
-				t.Errorf("folio is not executable: %v", h.FileInfo().Mode())
+			if f.mode&0o111 == 0 {
+				t.Errorf("folio is not executable: %v", f.mode)
 			}
-			if err := os.WriteFile(bin, body, 0o755); err != nil {
+			if err := os.WriteFile(bin, f.data, 0o755); err != nil {
 				t.Fatal(err)
 			}
 		case "LICENSE", "README.md":
-			if want, _ := os.ReadFile(filepath.Join(root, h.Name)); !bytes.Equal(body, want) {
-				t.Errorf("the archive's %s is not the repository's", h.Name)
+			if want, _ := os.ReadFile(filepath.Join(root, name)); !bytes.Equal(f.data, want) {
+				t.Errorf("the archive's %s is not the repository's", name)
 			}
 		default:
-			t.Errorf("the archive holds %s", h.Name)
+			t.Errorf("the archive holds %s", name)
 		}
 	}
-	if !seen["folio"] || !seen["LICENSE"] || !seen["README.md"] {
-		t.Fatalf("the archive holds %v", seen)
+	for _, name := range []string{"folio", "LICENSE", "README.md"} {
+		if _, ok := files[name]; !ok {
+			t.Fatalf("the archive holds no %s", name)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/internal/upstreamtest"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/upstream"
@@ -82,40 +83,13 @@ func TestToolsListGolden(t *testing.T) {
 func TestToolSearchCostOnTheWire(t *testing.T) {
 	t.Parallel()
 	const budget = 1700 // mcpserver's toolsListBudget
-	var fixture struct {
-		Servers []struct {
-			Name  string
-			Tools []json.RawMessage
-		}
-	}
-	b, err := os.ReadFile("../../testdata/toolcatalogs/catalogs.json")
-	if err != nil || json.Unmarshal(b, &fixture) != nil {
-		t.Fatalf("the fixture: %v", err)
-	}
 	c, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first catalog's servers (testdata/toolcatalogs/REQUESTS.md).
-	first := strings.Fields("brave context7 everart everything exa filesystem firecrawl github gitlab kubernetes maps memory notion playwright postgres puppeteer slack tavily thinking")
-	for _, tc := range []struct {
-		name    string
-		servers func(name string) bool
-		want    int
-	}{
-		{"first catalog", func(name string) bool { return slices.Contains(first, name) }, len(first)},
-		{"whole catalog", func(string) bool { return true }, 43},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			catalog := map[string][]json.RawMessage{}
-			for _, s := range fixture.Servers {
-				if tc.servers(s.Name) {
-					catalog[s.Name] = s.Tools
-				}
-			}
-			if len(catalog) != tc.want {
-				t.Fatalf("%d servers, want %d", len(catalog), tc.want)
-			}
+	for _, tc := range mcptest.ToolCatalogs(t, "../../testdata/toolcatalogs/catalogs.json") {
+		t.Run(tc.Name, func(t *testing.T) {
+			catalog := tc.Servers
 			dir := t.TempDir()
 			args := cachedCatalog(t, dir, catalog)
 			// Run after every folio below has ended (cleanups run last

@@ -5,9 +5,11 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -167,4 +169,40 @@ func FreeAddr(t testing.TB) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// ToolCatalog is the tools of real MCP servers, by server, as
+// testdata/toolcatalogs/catalogs.json has them.
+type ToolCatalog struct {
+	Name    string
+	Servers map[string][]json.RawMessage
+}
+
+// ToolCatalogs are the first catalog's 19 servers (the servers of
+// testdata/toolcatalogs/REQUESTS.md's first requests) and the whole 43,
+// read from catalogs.json at path.
+func ToolCatalogs(t testing.TB, path string) []ToolCatalog {
+	t.Helper()
+	var fixture struct {
+		Servers []struct {
+			Name  string
+			Tools []json.RawMessage
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &fixture) != nil {
+		t.Fatalf("the fixture %s: %v", path, err)
+	}
+	first := strings.Fields("brave context7 everart everything exa filesystem firecrawl github gitlab kubernetes maps memory notion playwright postgres puppeteer slack tavily thinking")
+	catalogs := []ToolCatalog{{"first catalog", map[string][]json.RawMessage{}}, {"whole catalog", map[string][]json.RawMessage{}}}
+	for _, s := range fixture.Servers {
+		if slices.Contains(first, s.Name) {
+			catalogs[0].Servers[s.Name] = s.Tools
+		}
+		catalogs[1].Servers[s.Name] = s.Tools
+	}
+	if len(catalogs[0].Servers) != len(first) || len(catalogs[1].Servers) != 43 {
+		t.Fatalf("the fixture has %d of the first catalog's %d servers, and %d in all, not 43", len(catalogs[0].Servers), len(first), len(catalogs[1].Servers))
+	}
+	return catalogs
 }
