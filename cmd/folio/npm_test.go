@@ -26,7 +26,7 @@ import (
 )
 
 // npmTargets are the GOOS/GOARCH folio's npm packages are built for
-// (npm/pack.sh).
+// (packaging/npm/pack.sh).
 var npmTargets = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}}
 
 // registryDir is testdata/npmregistry with its node, or the test is
@@ -107,7 +107,7 @@ log: {type: stdout, format: pretty, level: warn}
 }
 
 // packNpm builds folio for every target and packs its npm packages
-// (npm/pack.sh) as version, returning the tarballs. linux/amd64, the one
+// (packaging/npm/pack.sh) as version, returning the tarballs. linux/amd64, the one
 // that runs here, is the tests' own folio unless that was built with the
 // race detector (a build fewer in CI, where each costs minutes cold).
 func packNpm(t *testing.T, version string) []string {
@@ -128,18 +128,18 @@ func packNpm(t *testing.T, version string) []string {
 		}
 	}
 	out := t.TempDir()
-	cmd := exec.Command("../../npm/pack.sh", version, bindir, out)
+	cmd := exec.Command("../../packaging/npm/pack.sh", version, bindir, out)
 	cmd.Env = testmain.Env(t, "npm_config_cache="+t.TempDir())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	printed, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("npm/pack.sh: %v\n%s", err, stderr.String())
+		t.Fatalf("packaging/npm/pack.sh: %v\n%s", err, stderr.String())
 	}
 	return strings.Fields(string(printed))
 }
 
-// TestNpxFromRegistry: folio's npm packages (npm/pack.sh, from folio built
+// TestNpxFromRegistry: folio's npm packages (packaging/npm/pack.sh, from folio built
 // for each target), published to a local registry (verdaccio on
 // 127.0.0.1), are what an MCP client's config starts with npx -y in an
 // empty folder and a fresh npm cache: the wrapper runs the linux-x64
@@ -164,7 +164,7 @@ func TestNpxFromRegistry(t *testing.T) {
 		}
 	}
 	if slices.Sort(names); !slices.Equal(names, slices.Sorted(slices.Values(want))) {
-		t.Fatalf("npm/pack.sh packed %v, want %v", names, want)
+		t.Fatalf("packaging/npm/pack.sh packed %v, want %v", names, want)
 	}
 
 	// npm publish needs a token; verdaccio takes anyone's.
@@ -236,7 +236,7 @@ func TestNpxFromRegistry(t *testing.T) {
 	}
 }
 
-// packFake runs npm/pack.sh on stand-in binaries (shell scripts that
+// packFake runs packaging/npm/pack.sh on stand-in binaries (shell scripts that
 // print their target and arguments and exit 3), returning its output
 // folder, its error and what it wrote to standard error.
 func packFake(t *testing.T, version string, targets [][2]string) (string, error, string) {
@@ -246,7 +246,7 @@ func packFake(t *testing.T, version string, targets [][2]string) (string, error,
 		script := fmt.Sprintf("#!/bin/sh\necho %s-%s \"$@\"\nexit 3\n", target[0], target[1])
 		os.WriteFile(filepath.Join(bindir, "folio-"+target[0]+"-"+target[1]), []byte(script), 0o644)
 	}
-	cmd := exec.Command("../../npm/pack.sh", version, bindir, out)
+	cmd := exec.Command("../../packaging/npm/pack.sh", version, bindir, out)
 	cmd.Env = testmain.Env(t, "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -288,7 +288,7 @@ type tarFile struct {
 	data    []byte
 }
 
-// TestNpmPack: npm/pack.sh makes the wrapper and one package per
+// TestNpmPack: packaging/npm/pack.sh makes the wrapper and one package per
 // platform, each at the version given less its v, the platform packages
 // with os and cpu of npm's names, their binary executable and byte for
 // byte; the wrapper with mcpName, the bin, and every platform package as
@@ -300,7 +300,7 @@ func TestNpmPack(t *testing.T) {
 	}
 	out, err, stderr := packFake(t, "v1.2.3-rc.1", npmTargets)
 	if err != nil {
-		t.Fatalf("npm/pack.sh: %v\n%s", err, stderr)
+		t.Fatalf("packaging/npm/pack.sh: %v\n%s", err, stderr)
 	}
 	type manifest struct {
 		Name, Version, MCPName, License string
@@ -372,7 +372,7 @@ func TestNpmWrapper(t *testing.T) {
 	}
 	modules := filepath.Join(t.TempDir(), "node_modules", "@folio-mcp")
 	wrapper := filepath.Join(modules, "folio", "bin", "folio.js")
-	src, err := os.ReadFile("../../npm/bin/folio.js")
+	src, err := os.ReadFile("../../packaging/npm/bin/folio.js")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 
 const { spawn } = require("node:child_process");
 
-// The platforms a package is published for (npm/pack.sh). windows (win32,
+// The platforms a package is published for (packaging/npm/pack.sh). windows (win32,
 // bin/folio.exe) comes when folio builds there.
 const platforms = {
   "linux x64": "@folio-mcp/folio-linux-x64",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm/pack.sh VERSION BINDIR OUTDIR: folio's npm packages, packed (npm pack)
+# packaging/npm/pack.sh VERSION BINDIR OUTDIR: folio's npm packages, packed (npm pack)
 # into OUTDIR: the wrapper @folio-mcp/folio (this folder) and one package
 # per platform, @folio-mcp/folio-<os>-<cpu>, holding bin/folio from
 # BINDIR/folio-<GOOS>-<GOARCH> (linux and darwin, amd64 and arm64; built
@@ -11,14 +11,14 @@
 # once folio builds there.
 set -euo pipefail
 if [ $# -ne 3 ]; then
-	echo "usage: npm/pack.sh VERSION BINDIR OUTDIR" >&2
+	echo "usage: packaging/npm/pack.sh VERSION BINDIR OUTDIR" >&2
 	exit 2
 fi
 version=${1#v}
 bindir=$2
 outdir=$3
 if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]]; then
-	echo "npm/pack.sh: $1 is not a semantic version (0.3.1, v0.3.1, 0.3.1-rc.1)" >&2
+	echo "packaging/npm/pack.sh: $1 is not a semantic version (0.3.1, v0.3.1, 0.3.1-rc.1)" >&2
 	exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,14 +36,14 @@ for target in $targets; do
 	cpu=${npm#*/}
 	bin="$bindir/folio-${go%/*}-${go#*/}"
 	if [ ! -f "$bin" ]; then
-		echo "npm/pack.sh: no $bin (build it with GOOS=${go%/*} GOARCH=${go#*/})" >&2
+		echo "packaging/npm/pack.sh: no $bin (build it with GOOS=${go%/*} GOARCH=${go#*/})" >&2
 		exit 1
 	fi
 	dir="$work/folio-$os-$cpu"
 	mkdir -p "$dir/bin"
 	cp "$bin" "$dir/bin/folio"
 	chmod 755 "$dir/bin/folio"
-	cp "$here/../LICENSE" "$dir/LICENSE"
+	cp "$here/../../LICENSE" "$dir/LICENSE"
 	cat >"$dir/README.md" <<README
 # @folio-mcp/folio-$os-$cpu
 
@@ -61,7 +61,7 @@ README
   "repository": {
     "type": "git",
     "url": "git+https://github.com/folio-mcp/folio.git",
-    "directory": "npm"
+    "directory": "packaging/npm"
   },
   "os": ["$os"],
   "cpu": ["$cpu"],
@@ -77,7 +77,7 @@ mkdir -p "$dir/bin"
 cp "$here/bin/folio.js" "$dir/bin/folio.js"
 chmod 755 "$dir/bin/folio.js"
 cp "$here/README.md" "$dir/README.md"
-cp "$here/../LICENSE" "$dir/LICENSE"
+cp "$here/../../LICENSE" "$dir/LICENSE"
 node -e '
 const fs = require("fs");
 const [src, dst, version] = process.argv.slice(1);
