@@ -1,8 +1,15 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -412,8 +419,9 @@ const actionlintVersion = "v1.7.12"
 
 // TestWorkflowStep: the GitHub Actions workflow in docs/pipelines.md passes
 // actionlint (built from its Go module; without the module proxy the test
-// is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), and runs the verify
-// this binary has.
+// is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), its install step
+// installs a release's folio (workflowInstall), and that folio runs the
+// workflow's verify.
 func TestWorkflowStep(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "pipelines.md"))
@@ -444,12 +452,13 @@ func TestWorkflowStep(t *testing.T) {
 	if out, err := lint.CombinedOutput(); err != nil {
 		t.Fatalf("actionlint: %v\n%s\n%s", err, out, workflow)
 	}
+	installed := workflowInstall(t, workflow)
 	for _, line := range strings.Split(workflow, "\n") {
 		if run, ok := strings.CutPrefix(strings.TrimSpace(line), "run: folio verify "); ok {
 			docs := filepath.Join(dir, "docs")
 			os.MkdirAll(docs, 0o755)
 			os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nText.\n"), 0o644)
-			cmd := exec.Command(folioBin, append([]string{"verify"}, strings.Fields(run)...)...)
+			cmd := exec.Command(installed, append([]string{"verify"}, strings.Fields(run)...)...)
 			cmd.Dir = dir
 			cmd.Env = testmain.Env(t)
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -462,4 +471,92 @@ func TestWorkflowStep(t *testing.T) {
 		}
 	}
 	t.Fatal("the workflow runs no folio verify")
+}
+
+// workflowInstall runs the install step of the workflow in docs/pipelines.md
+// as a runner does (bash -e -o pipefail, with RUNNER_TEMP, GITHUB_PATH and
+// the step's env), its two downloads from github.com answered on loopback:
+// a release's archive holding this test's folio, and a checksums file
+// listing it among others. It returns the folio the step put on the PATH
+// it added. A checksums file that does not match the archive must fail the
+// step.
+func workflowInstall(t *testing.T, workflow string) string {
+	t.Helper()
+	_, step, ok := strings.Cut(workflow, "- name: Install folio")
+	_, version, okVersion := strings.Cut(step, "FOLIO_VERSION: ")
+	_, script, okRun := strings.Cut(step, "run: |\n")
+	if !ok || !okVersion || !okRun {
+		t.Fatal("the workflow has no install step with FOLIO_VERSION and a run block")
+	}
+	version, _, _ = strings.Cut(version, "\n")
+	var lines []string
+	for _, line := range strings.Split(script, "\n") {
+		body, indented := strings.CutPrefix(line, "          ")
+		if !indented {
+			break
+		}
+		lines = append(lines, body)
+	}
+	archiveName := "folio_" + version + "_linux_amd64.tar.gz"
+	bin, err := os.ReadFile(folioBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := tarGz(t, map[string][]byte{"folio": bin, "LICENSE": []byte("MIT\n")})
+	sum := sha256.Sum256(archive)
+	files := map[string][]byte{archiveName: archive}
+	release := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := strings.CutPrefix(r.URL.Path, "/folio-mcp/folio/releases/download/v"+version+"/")
+		body, found := files[name]
+		if !ok || !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(body)
+	}))
+	t.Cleanup(release.Close)
+	run := strings.ReplaceAll(strings.Join(lines, "\n"), "https://github.com", release.URL)
+	install := func(checksums string) (string, error) {
+		files["folio_"+version+"_checksums.txt"] = []byte(checksums)
+		temp, pathFile := t.TempDir(), filepath.Join(t.TempDir(), "github_path")
+		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", run)
+		cmd.Env = append(testmain.Env(t), "RUNNER_TEMP="+temp, "GITHUB_PATH="+pathFile, "FOLIO_VERSION="+version)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%w\n%s", err, out)
+		}
+		added, err := os.ReadFile(pathFile)
+		return filepath.Join(strings.TrimSpace(string(added)), "folio"), err
+	}
+	other := fmt.Sprintf("%x  folio_%s_darwin_arm64.tar.gz\n", sha256.Sum256([]byte("other")), version)
+	if _, err := install(fmt.Sprintf("%x  %s\n%s", sha256.Sum256([]byte("not it")), archiveName, other)); err == nil {
+		t.Error("the install step took an archive its checksums file does not match")
+	}
+	installed, err := install(fmt.Sprintf("%s%x  %s\n", other, sum, archiveName))
+	if err != nil {
+		t.Fatalf("the workflow's install step: %v", err)
+	}
+	if got, err := os.ReadFile(installed); err != nil || !bytes.Equal(got, bin) {
+		t.Fatalf("the install step put no folio at %s (%v)", installed, err)
+	}
+	return installed
+}
+
+// tarGz is a gzipped tar of files (name → content), each mode 0755.
+func tarGz(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		body := files[name]
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	return buf.Bytes()
 }
