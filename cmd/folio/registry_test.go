@@ -100,7 +100,8 @@ func needNode(t *testing.T) {
 // TestServerJSON: the repository's server.json names the server as the npm
 // wrapper's mcpName does and its package as the wrapper is named, and
 // packaging/registry/server-json.sh makes the release's entry from it: the
-// version everywhere, each bundle's fileSha256 the sha256 of its file. It
+// version everywhere, each bundle's fileSha256 the sha256 of its file
+// (stand-in bundles here: the script reads only their names and bytes). It
 // refuses a version that is not one, a bundle missing, a bundle of another
 // version, and a server.json that disagrees with the npm package.
 func TestServerJSON(t *testing.T) {
@@ -122,14 +123,15 @@ func TestServerJSON(t *testing.T) {
 	const version = "0.3.1-rc.1"
 	dist := standInBundles(t, version, bundlePlatforms...)
 	script := registryTree(t, func(_, text string) string { return text })
-	out, err := exec.Command(script, "v"+version, dist).Output()
+	outdir := filepath.Join(t.TempDir(), "out")
+	out, err := exec.Command(script, "v"+version, dist, outdir).Output()
 	if err != nil {
 		t.Fatalf("server-json.sh: %v", err)
 	}
-	if got := strings.TrimSpace(string(out)); got != filepath.Join(dist, "server.json") {
+	if got := strings.TrimSpace(string(out)); got != filepath.Join(outdir, "server.json") {
 		t.Errorf("server-json.sh printed %q", got)
 	}
-	e := readEntry(t, filepath.Join(dist, "server.json"))
+	e := readEntry(t, filepath.Join(outdir, "server.json"))
 	if e.Name != root.Name || e.Version != version {
 		t.Errorf("the release's entry is %s %s", e.Name, e.Version)
 	}
@@ -199,7 +201,7 @@ func TestServerJSON(t *testing.T) {
 			return text
 		}, 1, "ghcr.io/folio-mcp/folio:latest does not carry the version"},
 	} {
-		cmd := exec.Command(registryTree(t, tc.edit), tc.version, tc.bundles)
+		cmd := exec.Command(registryTree(t, tc.edit), tc.version, tc.bundles, tc.bundles)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -281,7 +283,7 @@ func TestServerJSONValidates(t *testing.T) {
 	validate := mcpValidator(t)
 	const version = "0.3.1"
 	dist := standInBundles(t, version, bundlePlatforms...)
-	if out, err := exec.Command(filepath.Join("..", "..", "packaging", "registry", "server-json.sh"), version, dist).CombinedOutput(); err != nil {
+	if out, err := exec.Command(filepath.Join("..", "..", "packaging", "registry", "server-json.sh"), version, dist, dist).CombinedOutput(); err != nil {
 		t.Fatalf("server-json.sh: %v\n%s", err, out)
 	}
 	for _, file := range []string{filepath.Join("..", "..", "server.json"), filepath.Join(dist, "server.json")} {

@@ -1,36 +1,41 @@
 #!/usr/bin/env bash
-# packaging/registry/server-json.sh VERSION DISTDIR: folio's entry for the
-# official MCP Registry, DISTDIR/server.json, made from the repository's
+# packaging/registry/server-json.sh VERSION BUNDLEDIR OUTDIR: folio's entry
+# for the official MCP Registry, OUTDIR/server.json, made from the repository's
 # server.json (whose version is 0.0.0 throughout) for release VERSION (a
 # leading v is dropped: v0.3.1 is 0.3.1): the entry's version, the npm
 # package's version, the image's tag and every bundle's release URL and file
 # name get VERSION, and each bundle's fileSha256 is the sha256 of the file of
-# that name in DISTDIR (folio-VERSION-<os>-<arch>.mcpb, from
-# packaging/mcpb). Every .mcpb in DISTDIR must be one the entry lists, and
-# every one it lists must be there. Prints the path of the file it wrote.
+# that name in BUNDLEDIR (folio-VERSION-<os>-<arch>.mcpb, from
+# packaging/mcpb). Every .mcpb in BUNDLEDIR must be one the entry lists,
+# and every one it lists must be there; the npm package and the server's
+# name must be packaging/npm/package.json's name and mcpName. BUNDLEDIR and
+# OUTDIR may be one directory. Prints the path of the file it wrote.
 # Needs node (as packaging/npm/pack.sh does).
 set -euo pipefail
-if [ $# -ne 2 ]; then
-	echo "usage: packaging/registry/server-json.sh VERSION DISTDIR" >&2
+if [ $# -ne 3 ]; then
+	echo "usage: packaging/registry/server-json.sh VERSION BUNDLEDIR OUTDIR" >&2
 	exit 2
 fi
 version=${1#v}
-distdir=$2
+bundledir=$2
+outdir=$3
 if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]]; then
 	echo "packaging/registry/server-json.sh: $1 is not a semantic version (0.3.1, v0.3.1, 0.3.1-rc.1)" >&2
 	exit 2
 fi
-if [ ! -d "$distdir" ]; then
-	echo "packaging/registry/server-json.sh: no directory $distdir" >&2
+if [ ! -d "$bundledir" ]; then
+	echo "packaging/registry/server-json.sh: no directory $bundledir" >&2
 	exit 1
 fi
 here=$(cd "$(dirname "$0")" && pwd)
-distdir=$(cd "$distdir" && pwd)
-node - "$here/../../server.json" "$here/../npm/package.json" "$distdir" "$version" <<'JS'
+bundledir=$(cd "$bundledir" && pwd)
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+node - "$here/../../server.json" "$here/../npm/package.json" "$bundledir" "$outdir" "$version" <<'JS'
 const fs = require("fs");
 const path = require("path");
 const crypto = require("crypto");
-const [src, npmPackage, distdir, version] = process.argv.slice(2);
+const [src, npmPackage, bundledir, outdir, version] = process.argv.slice(2);
 const fail = (msg) => {
 	process.stderr.write(`packaging/registry/server-json.sh: ${msg}\n`);
 	process.exit(1);
@@ -62,7 +67,7 @@ for (const p of entry.packages) {
 	case "mcpb": {
 		p.identifier = stamp(p.identifier);
 		const name = path.basename(new URL(p.identifier).pathname);
-		const file = path.join(distdir, name);
+		const file = path.join(bundledir, name);
 		if (!fs.existsSync(file)) {
 			fail(`no ${file}: the entry lists the bundle ${p.identifier} (build it with packaging/mcpb)`);
 		}
@@ -74,12 +79,12 @@ for (const p of entry.packages) {
 		fail(`server.json has a package of registry type ${p.registryType}, which this script does not stamp`);
 	}
 }
-for (const name of fs.readdirSync(distdir).filter((n) => n.endsWith(".mcpb"))) {
+for (const name of fs.readdirSync(bundledir).filter((n) => n.endsWith(".mcpb"))) {
 	if (!listed.has(name)) {
-		fail(`${path.join(distdir, name)} is not a bundle of ${version} that server.json lists (${[...listed].join(", ")})`);
+		fail(`${path.join(bundledir, name)} is not a bundle of ${version} that server.json lists (${[...listed].join(", ")})`);
 	}
 }
-const out = path.join(distdir, "server.json");
+const out = path.join(outdir, "server.json");
 fs.writeFileSync(out, JSON.stringify(entry, null, 2) + "\n");
 console.log(out);
 JS
