@@ -417,6 +417,42 @@ func TestVerifyNamedPathMissing(t *testing.T) {
 // actionlintVersion is the actionlint the docs' workflow is held to.
 const actionlintVersion = "v1.7.12"
 
+// actionlint builds actionlint at actionlintVersion from its Go module and
+// returns its path; without the module proxy the test is skipped, unless
+// FOLIO_REQUIRE_ACTIONLINT is set.
+func actionlint(t *testing.T) string {
+	t.Helper()
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		if os.Getenv("FOLIO_REQUIRE_ACTIONLINT") == "" {
+			t.Skipf("actionlint could not be built (FOLIO_REQUIRE_ACTIONLINT makes this fail): %v\n%s", err, out)
+		}
+		t.Fatalf("building actionlint: %v\n%s", err, out)
+	}
+	return filepath.Join(gobin, "actionlint")
+}
+
+// TestRepositoryWorkflows: the repository's own GitHub Actions workflows
+// (.github/workflows, the release's among them) pass actionlint.
+func TestRepositoryWorkflows(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..")
+	files, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workflows in .github/workflows: %v", err)
+	}
+	for i, f := range files {
+		files[i], _ = filepath.Rel(root, f)
+	}
+	lint := exec.Command(actionlint(t), append([]string{"-no-color"}, files...)...)
+	lint.Dir = root
+	if out, err := lint.CombinedOutput(); err != nil {
+		t.Fatalf("actionlint %v: %v\n%s", files, err, out)
+	}
+}
+
 // TestWorkflowStep: the GitHub Actions workflow in docs/pipelines.md passes
 // actionlint (built from its Go module; without the module proxy the test
 // is skipped, unless FOLIO_REQUIRE_ACTIONLINT is set), its install step
@@ -437,17 +473,7 @@ func TestWorkflowStep(t *testing.T) {
 	path := filepath.Join(dir, ".github", "workflows", "docs.yml")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte(workflow), 0o644)
-	gobin := t.TempDir()
-	install := exec.Command("go", "install", "github.com/rhysd/actionlint/cmd/actionlint@"+actionlintVersion)
-	install.Env = append(os.Environ(), "GOBIN="+gobin)
-	if out, err := install.CombinedOutput(); err != nil {
-		if os.Getenv("FOLIO_REQUIRE_ACTIONLINT") == "" {
-			t.Skipf("actionlint could not be built (FOLIO_REQUIRE_ACTIONLINT makes this fail): %v\n%s", err, out)
-		}
-		t.Fatalf("building actionlint: %v\n%s", err, out)
-	}
-	bin := filepath.Join(gobin, "actionlint")
-	lint := exec.Command(bin, "-no-color", path)
+	lint := exec.Command(actionlint(t), "-no-color", path)
 	lint.Dir = dir
 	if out, err := lint.CombinedOutput(); err != nil {
 		t.Fatalf("actionlint: %v\n%s\n%s", err, out, workflow)
