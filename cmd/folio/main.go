@@ -37,7 +37,7 @@ func main() {
 // run is main without the process: it returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	err := app.Run(flagsFirst(app.Commands, args))
+	err := runCommands(app, flagsFirst(app.Commands, args))
 	if err == nil {
 		return 0
 	}
