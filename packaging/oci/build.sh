@@ -54,6 +54,7 @@ revision=$(git -C "$here" rev-parse HEAD)
 created=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct)}
 mkdir -p "$outdir"
 out="$(cd "$outdir" && pwd)/folio_${version}_oci.tar"
-(cd "$here" && go run . -name "${IMAGE:-ghcr.io/folio-mcp/folio}" -version "$version" -revision "$revision" -created "$created" \
-	-license "$here/../../LICENSE" -ca "$ca" -out "$out" "${bins[@]}")
+(cd "$here" && go build -o "$work/oci" .)
+"$work/oci" -name "${IMAGE:-ghcr.io/folio-mcp/folio}" -version "$version" -revision "$revision" -created "$created" \
+	-license "$here/../../LICENSE" -ca "$ca" -out "$out" "${bins[@]}"
 echo "$out"

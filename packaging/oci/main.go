@@ -13,6 +13,7 @@
 package main
 
 import (
+	"debug/elf"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,6 +55,9 @@ func run(args []string) error {
 		if _, known := variants[arch]; !ok || !known {
 			return fmt.Errorf("%q: want amd64=BINARY or arm64=BINARY", a)
 		}
+		if err := checkELF(arch, path); err != nil {
+			return err
+		}
 		bins[arch] = path
 	}
 	licenseText, err := os.ReadFile(license)
@@ -69,4 +73,26 @@ func run(args []string) error {
 		return err
 	}
 	return writeArchive(idx, m, out)
+}
+
+// machines are the ELF machine of each architecture.
+var machines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
+// checkELF says whether path is a Linux executable for arch that needs no
+// C library: the image has none (build it with CGO_ENABLED=0).
+func checkELF(arch, path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	if f.Machine != machines[arch] {
+		return fmt.Errorf("%s is for %v, not linux/%s", path, f.Machine, arch)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is linked dynamically and the image has no C library: build it with CGO_ENABLED=0", path)
+		}
+	}
+	return nil
 }
