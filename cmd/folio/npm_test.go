@@ -106,27 +106,11 @@ log: {type: stdout, format: pretty, level: warn}
 	}
 }
 
-// packNpm builds folio for every target and packs its npm packages
-// (packaging/npm/pack.sh) as version, returning the tarballs. linux/amd64, the one
-// that runs here, is the tests' own folio unless that was built with the
-// race detector (a build fewer in CI, where each costs minutes cold).
+// packNpm builds folio for every target (targetBinaries) and packs its
+// npm packages (packaging/npm/pack.sh) as version, returning the tarballs.
 func packNpm(t *testing.T, version string) []string {
 	t.Helper()
-	bindir := t.TempDir()
-	for _, target := range npmTargets {
-		name := "folio-" + target[0] + "-" + target[1]
-		bin := folioBin
-		if target != [2]string{runtime.GOOS, runtime.GOARCH} || raceEnabled {
-			var err error
-			bin, err = testmain.Build(name, ".", []string{"GOOS=" + target[0], "GOARCH=" + target[1], "CGO_ENABLED=0"}, "-trimpath")
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.Symlink(bin, filepath.Join(bindir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bindir := targetBinaries(t, npmTargets, false)
 	out := t.TempDir()
 	cmd := exec.Command("../../packaging/npm/pack.sh", version, bindir, out)
 	cmd.Env = testmain.Env(t, "npm_config_cache="+t.TempDir())
@@ -137,6 +121,32 @@ func packNpm(t *testing.T, version string) []string {
 		t.Fatalf("packaging/npm/pack.sh: %v\n%s", err, stderr.String())
 	}
 	return strings.Fields(string(printed))
+}
+
+// targetBinaries is a BINDIR as packaging/*/ scripts take it: folio built
+// for each target, as folio-GOOS-GOARCH, without cgo. This machine's is
+// the tests' own folio unless that was built with the race detector, or
+// static asks for one without cgo (an image has no C library): a build
+// fewer in CI, where each costs minutes cold. The others are built once
+// per test binary, shared by the tests that ask for them.
+func targetBinaries(t *testing.T, targets [][2]string, static bool) string {
+	t.Helper()
+	bindir := t.TempDir()
+	for _, target := range targets {
+		name := "folio-" + target[0] + "-" + target[1]
+		bin := folioBin
+		if target != [2]string{runtime.GOOS, runtime.GOARCH} || raceEnabled || static {
+			var err error
+			bin, err = testmain.Build(name, ".", []string{"GOOS=" + target[0], "GOARCH=" + target[1], "CGO_ENABLED=0"}, "-trimpath")
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(bin, filepath.Join(bindir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bindir
 }
 
 // TestNpxFromRegistry: folio's npm packages (packaging/npm/pack.sh, from folio built

@@ -70,6 +70,12 @@ func (p *serveProc) stop(t *testing.T) {
 func startProc(t testing.TB, env []string, args ...string) (*serveProc, error) {
 	cmd := exec.Command(folioBin, append([]string{"serve"}, args...)...)
 	cmd.Env = testmain.Env(t, env...)
+	return startCmd(cmd)
+}
+
+// startCmd starts cmd, a folio serve over HTTP, and waits for the address
+// it logs.
+func startCmd(cmd *exec.Cmd) (*serveProc, error) {
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
