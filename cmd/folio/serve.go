@@ -37,8 +37,9 @@ import (
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "serve",
-		Usage: "serve the files under --root to MCP clients, over stdio or Streamable HTTP",
+		Name:      "serve",
+		Usage:     "serve the files under --root to MCP clients, over stdio or Streamable HTTP",
+		ArgsUsage: "[DIR…] (more directories to serve, after the --root ones: what an MCP bundle's list of folders expands to)",
 		Description: `Without --http, speaks MCP over stdin and stdout (logs go to stderr) and the
 caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
 show a bearer token from --tokens, one --oauth's authorization servers issued
@@ -125,16 +126,16 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 			return serveOptions{}, usageError(c, rule.msg)
 		}
 	}
-	for _, root := range o.roots {
-		if err := checkRoot("--root "+root, root); err != nil {
+	for i, root := range o.roots {
+		if err := checkRoot(rootLabel(c, i, root), root); err != nil {
 			return serveOptions{}, usageError(c, fmt.Sprintf("%v", err))
 		}
 	}
 	if err := parseServeFlags(c, &o); err != nil {
 		return serveOptions{}, err
 	}
-	for _, root := range o.roots {
-		if err := rootThere(root); err != nil {
+	for i, root := range o.roots {
+		if err := rootThere(rootLabel(c, i, root), root); err != nil {
 			return serveOptions{}, err
 		}
 	}
@@ -145,7 +146,7 @@ func readServeOptions(c *cli.Context) (serveOptions, error) {
 // before any check.
 func newServeOptions(c *cli.Context) serveOptions {
 	return serveOptions{
-		roots: c.StringSlice("root"), deny: c.StringSlice("deny"),
+		roots: slices.Concat(c.StringSlice("root"), c.Args().Slice()), deny: c.StringSlice("deny"),
 		http: c.String("http"), tokens: c.String("tokens"), oauth: c.String("oauth"), upstreams: c.String("upstreams"), schemaCache: c.String("schema-cache"),
 		stateless: c.Bool("stateless"), noIgnore: c.Bool("no-ignore"), noReferenceArgs: c.Bool("no-reference-args"),
 		toolSearch: c.String("tool-search"), toolSearchThreshold: c.Int("tool-search-threshold"),
@@ -173,7 +174,7 @@ func serveFlagRules(c *cli.Context, o serveOptions, adminErr error) []flagRule {
 	start := c.String("upstream-start")
 	return []flagRule{
 		// What to serve, and over what.
-		{len(o.roots) == 0, "serve needs --root DIR, the directory to serve (repeatable)"},
+		{len(o.roots) == 0, "serve needs --root DIR, the directory to serve (repeatable; or DIR… after the flags)"},
 		{o.stateless && o.http == "", "--stateless needs --http"},
 		{c.IsSet("tokens") && o.http == "", "--tokens applies to --http: over stdio the caller is the local user"},
 		{c.IsSet("oauth") && o.http == "", "--oauth applies to --http: over stdio the caller is the local user"},
@@ -251,17 +252,26 @@ func checkRoot(label, root string) error {
 	return nil
 }
 
+// rootLabel names serve's i-th root, root, in its errors: "--root DIR"
+// for one given with the flag, "DIR" for one given after the flags.
+func rootLabel(c *cli.Context, i int, root string) string {
+	if i < len(c.StringSlice("root")) {
+		return "--root " + root
+	}
+	return root
+}
+
 // rootThere refuses a root that is not there (not_found) or is not a
-// directory (invalid_argument), before anything starts.
-func rootThere(root string) error {
+// directory (invalid_argument), before anything starts; label names it.
+func rootThere(label, root string) error {
 	info, err := os.Stat(root)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
-		return toolerr.Wrap(toolerr.CodeNotFound, err, "--root %s: no such directory", root)
+		return toolerr.Wrap(toolerr.CodeNotFound, err, "%s: no such directory", label)
 	case err != nil:
-		return toolerr.Invalid("--root %s: %v", root, err)
+		return toolerr.Invalid("%s: %v", label, err)
 	case !info.IsDir():
-		return toolerr.Invalid("--root %s is a file, not a directory: give the directory to serve (%s holds it)", root, filepath.Dir(localName(root)))
+		return toolerr.Invalid("%s is a file, not a directory: give the directory to serve (%s holds it)", label, filepath.Dir(localName(root)))
 	}
 	return nil
 }

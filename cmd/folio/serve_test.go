@@ -180,6 +180,50 @@ func TestServeStdio(t *testing.T) {
 	}
 }
 
+// TestServeDirArgs: directories given after serve's flags are served as
+// roots after the --root ones (an MCP bundle's list of folders expands
+// to them: packaging/mcpb); one that is not there, a file or / is
+// refused naming it, as a --root would be.
+func TestServeDirArgs(t *testing.T) {
+	t.Parallel()
+	first, second, third := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, first, "a.md", "first\n")
+	write(t, second, "b.md", "second\n")
+	write(t, third, "c.md", "third\n")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"after --root", []string{"--root", first, second, third}},
+		{"alone", []string{first, second, third}},
+	} {
+		cmd := exec.Command(folioBin, append([]string{"serve"}, c.args...)...)
+		cmd.Env = testmain.Env(t)
+		cs := dial(t, &mcp.CommandTransport{Command: cmd})
+		for path, want := range map[string]string{"a.md": "first\n", filepath.Join(second, "b.md"): "second\n", filepath.Join(third, "c.md"): "third\n"} {
+			if got := pageThrough(t, 600, path, cs); got != want {
+				t.Errorf("%s: %s is %q, want %q", c.name, path, got, want)
+			}
+		}
+		cs.Close()
+	}
+	missing := filepath.Join(first, "nope")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--root", first, missing}, exitNotFound, "folio: not_found: " + missing + ": no such directory\n"},
+		{[]string{first, filepath.Join(first, "a.md")}, exitInvalidArgument, "folio: invalid_argument: " + filepath.Join(first, "a.md") + " is a file, not a directory"},
+		{[]string{"--root", first, "/"}, exitInvalidArgument, "/ would serve the whole machine"},
+	} {
+		r := folio(t, "", append([]string{"serve"}, c.args...)...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("serve %v: exit %d (want %d), stderr %q, want %q", c.args, r.code, c.code, r.stderr, c.want)
+		}
+	}
+}
+
 func TestServeHTTP(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
