@@ -7,11 +7,13 @@
 # without, it takes the dist/ that goreleaser release made. Then, from
 # goreleaser's four binaries (linux and darwin, amd64 and arm64) at the
 # version of dist/metadata.json, it makes:
-#   dist/npm/*.tgz        the npm packages (packaging/npm/pack.sh)
-#   dist/*.mcpb           the MCP bundles (packaging/mcpb/pack.sh)
-#   dist/*_oci.tar        the OCI image (packaging/oci/build.sh)
-#   dist/server.json      the MCP Registry entry (packaging/registry/server-json.sh)
-# and adds the bundles and the image to the checksums file.
+#   dist/bin/folio-<os>-<arch>     the four binaries, as the scripts take them
+#   dist/npm/*.tgz                 the npm packages (packaging/npm/pack.sh)
+#   dist/mcpb/*.mcpb               the MCP bundles (packaging/mcpb/pack.sh)
+#   dist/folio_VERSION_oci.tar     the OCI image (packaging/oci/build.sh)
+#   dist/server.json               the MCP Registry entry (packaging/registry/server-json.sh)
+# and adds the bundles and the image to the checksums file, named as a
+# release holds them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case $# in
@@ -42,7 +44,7 @@ if [ -z "$version" ]; then
 	exit 1
 fi
 bindir=dist/bin
-rm -rf "$bindir" dist/npm
+rm -rf "$bindir" dist/npm dist/mcpb dist/server.json dist/folio_*_oci.tar
 mkdir -p "$bindir"
 for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
 	os=${target%/*}
@@ -56,15 +58,19 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
 	cp -p "$built" "$bindir/folio-$os-$arch"
 done
 packaging/npm/pack.sh "$version" "$bindir" dist/npm
-packaging/mcpb/pack.sh "$version" "$bindir" dist
+packaging/mcpb/pack.sh "$version" "$bindir" dist/mcpb
 packaging/oci/build.sh "$version" "$bindir" dist
-packaging/registry/server-json.sh "$version" dist
+packaging/registry/server-json.sh "$version" dist/mcpb dist
 # The bundles and the image join the archives in the checksums file.
 checksums=dist/folio_${version}_checksums.txt
+if [ ! -f "$checksums" ]; then
+	echo "packaging/dist.sh: goreleaser wrote no $checksums" >&2
+	exit 1
+fi
 (
 	cd dist
 	cat "${checksums#dist/}"
-	sha256sum -- *.mcpb *_oci.tar
+	sha256sum -- mcpb/*.mcpb "folio_${version}_oci.tar" | sed 's#  mcpb/#  #'
 ) | sort -k 2 -u >"$checksums.new"
 mv "$checksums.new" "$checksums"
 echo "$checksums"

@@ -75,7 +75,7 @@ func standInBundles(t *testing.T, version string, platforms ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, p := range platforms {
-		name := "folio-" + version + "-" + p + ".mcpb"
+		name := "folio_" + version + "_" + p + ".mcpb"
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("stand-in bundle "+name), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func standInBundles(t *testing.T, version string, platforms ...string) string {
 	return dir
 }
 
-var bundlePlatforms = []string{"darwin-amd64", "darwin-arm64", "linux-amd64", "linux-arm64"}
+var bundlePlatforms = []string{"darwin_amd64", "darwin_arm64", "linux_amd64", "linux_arm64"}
 
 // needNode skips test t when node (which the script runs) is missing,
 // unless FOLIO_REQUIRE_MCP_PUBLISHER is set.
@@ -176,12 +176,12 @@ func TestServerJSON(t *testing.T) {
 		says          string
 	}{
 		{"not a version", "0.3", standInBundles(t, "0.3", bundlePlatforms...), same, 2, "0.3 is not a semantic version"},
-		{"a bundle missing", version, standInBundles(t, version, bundlePlatforms[:3]...), same, 1, "folio-" + version + "-linux-arm64.mcpb: the entry lists the bundle"},
+		{"a bundle missing", version, standInBundles(t, version, bundlePlatforms[:3]...), same, 1, "folio_" + version + "_linux_arm64.mcpb: the entry lists the bundle"},
 		{"a bundle of another version", version, func() string {
 			d := standInBundles(t, version, bundlePlatforms...)
-			os.WriteFile(filepath.Join(d, "folio-0.3.0-linux-amd64.mcpb"), []byte("old"), 0o644)
+			os.WriteFile(filepath.Join(d, "folio_0.3.0_linux_amd64.mcpb"), []byte("old"), 0o644)
 			return d
-		}(), same, 1, "folio-0.3.0-linux-amd64.mcpb is not a bundle of " + version},
+		}(), same, 1, "folio_0.3.0_linux_amd64.mcpb is not a bundle of " + version},
 		{"another mcpName", version, standInBundles(t, version, bundlePlatforms...), func(name, text string) string {
 			if name == "packaging/npm/package.json" {
 				return strings.Replace(text, `"io.github.folio-mcp/folio"`, `"io.github.folio-mcp/other"`, 1)

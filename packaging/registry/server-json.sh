@@ -5,7 +5,7 @@
 # leading v is dropped: v0.3.1 is 0.3.1): the entry's version, the npm
 # package's version, the image's tag and every bundle's release URL and file
 # name get VERSION, and each bundle's fileSha256 is the sha256 of the file of
-# that name in BUNDLEDIR (folio-VERSION-<os>-<arch>.mcpb, from
+# that name in BUNDLEDIR (folio_VERSION_<os>_<arch>.mcpb, from
 # packaging/mcpb). Every .mcpb in BUNDLEDIR must be one the entry lists,
 # and every one it lists must be there; the npm package and the server's
 # name must be packaging/npm/package.json's name and mcpName. BUNDLEDIR and
