@@ -13,13 +13,13 @@ test:
 ci:
     bash .ci/run
 
-# Every release archive (linux and darwin, amd64 and arm64), their SBOMs and
-# the checksums into dist/, as a snapshot (needs goreleaser and syft:
-# CONTRIBUTING.md, Releasing). goreleaser takes no commit from a
-# repository without a remote: origin is named in git's environment when
-# there is none.
-release-snapshot:
-    GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0="$(git remote get-url origin 2>/dev/null || echo https://github.com/folio-mcp/folio)" goreleaser release --snapshot --clean
+# Every release artifact into dist/, as a snapshot of this tree: the
+# archives, their SBOMs and the checksums (goreleaser), the npm packages,
+# the MCP bundles, the OCI image and the MCP Registry entry
+# (packaging/dist.sh; needs goreleaser, syft, node, npm and zip:
+# CONTRIBUTING.md, Releasing).
+dist:
+    packaging/dist.sh --snapshot
 
 # Benchmarks of the pager and the token counter, for benchstat.
 bench:

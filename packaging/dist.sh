@@ -9,11 +9,11 @@
 # version of dist/metadata.json, it makes:
 #   dist/bin/folio-<os>-<arch>     the four binaries, as the scripts take them
 #   dist/npm/*.tgz                 the npm packages (packaging/npm/pack.sh)
-#   dist/mcpb/*.mcpb               the MCP bundles (packaging/mcpb/pack.sh)
+#   dist/*.mcpb                    the MCP bundles (packaging/mcpb/pack.sh)
 #   dist/folio_VERSION_oci.tar     the OCI image (packaging/oci/build.sh)
 #   dist/server.json               the MCP Registry entry (packaging/registry/server-json.sh)
-# and adds the bundles and the image to the checksums file, named as a
-# release holds them.
+# and adds the bundles and the image's archive to goreleaser's checksums
+# file (dist/folio_VERSION_checksums.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case $# in
@@ -44,7 +44,7 @@ if [ -z "$version" ]; then
 	exit 1
 fi
 bindir=dist/bin
-rm -rf "$bindir" dist/npm dist/mcpb dist/server.json dist/folio_*_oci.tar
+rm -rf "$bindir" dist/npm dist/*.mcpb dist/server.json dist/folio_*_oci.tar
 mkdir -p "$bindir"
 for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
 	os=${target%/*}
@@ -58,10 +58,11 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
 	cp -p "$built" "$bindir/folio-$os-$arch"
 done
 packaging/npm/pack.sh "$version" "$bindir" dist/npm
-packaging/mcpb/pack.sh "$version" "$bindir" dist/mcpb
+packaging/mcpb/pack.sh "$version" "$bindir" dist
 packaging/oci/build.sh "$version" "$bindir" dist
-packaging/registry/server-json.sh "$version" dist/mcpb dist
-# The bundles and the image join the archives in the checksums file.
+packaging/registry/server-json.sh "$version" dist dist
+# The bundles and the image join the archives in the checksums file (in
+# place of theirs from an earlier run).
 checksums=dist/folio_${version}_checksums.txt
 if [ ! -f "$checksums" ]; then
 	echo "packaging/dist.sh: goreleaser wrote no $checksums" >&2
@@ -69,8 +70,8 @@ if [ ! -f "$checksums" ]; then
 fi
 (
 	cd dist
-	cat "${checksums#dist/}"
-	sha256sum -- mcpb/*.mcpb "folio_${version}_oci.tar" | sed 's#  mcpb/#  #'
+	grep -v -E '\.mcpb$|_oci\.tar$' "${checksums#dist/}" || true
+	sha256sum -- folio_"${version}"_*.mcpb "folio_${version}_oci.tar"
 ) | sort -k 2 -u >"$checksums.new"
 mv "$checksums.new" "$checksums"
 echo "$checksums"
