@@ -7,9 +7,9 @@ import (
 	"sync"
 )
 
-// wordnetTable is WordNet 3.0 compiled by internal/gen, read in place:
-// loading it allocates next to nothing. `go generate ./lexicon` makes it
-// again (CONTRIBUTING.md).
+// wordnetTable is WordNet 3.0 compiled by internal/gen: its records are
+// read in place, its front-coded words spelled out when it is loaded.
+// `go generate ./lexicon` makes it again (CONTRIBUTING.md).
 //
 //go:generate go run ./internal/gen -o data/wordnet.bin
 //go:embed data/wordnet.bin
@@ -102,7 +102,6 @@ func (t *table) senses(word string) []Sense {
 		return nil
 	}
 	r := cursor{s: t.record(id)}
-	r.str()
 	skipExceptions(&r)
 	n := r.uvarint()
 	if n > uint64(len(r.s)) {

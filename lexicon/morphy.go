@@ -50,7 +50,6 @@ func (t *table) base(word string) []string {
 // of speech it is a lemma of.
 func (t *table) forms(id int) (exceptions [5][]string, parts [5]bool) {
 	r := cursor{s: t.record(id)}
-	r.str()
 	for n := r.uvarint(); n > 0 && len(r.s) > 0; n-- {
 		pos := r.byte()
 		base := r.uvarint()

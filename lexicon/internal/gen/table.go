@@ -8,7 +8,7 @@ import (
 )
 
 // magic opens a table; lexicon's table.go describes the rest.
-const magic = "lexicon1"
+const magic = "lexicon2"
 
 // sense is one kept sense of a word, as the table writes it.
 type sense struct {
@@ -192,34 +192,30 @@ func (b *builder) synsetID(k key) int {
 	return id
 }
 
-// encode writes the table: the header, the offset arrays, the word records
-// and the synset records.
+// encode writes the table: the header, the word records (each word
+// front-coded against the word before) and the synset records.
 func (b *builder) encode(records []record, members [][]int) []byte {
-	var words, synsets []byte
-	wordOff := []uint32{0}
-	for id, r := range records {
-		words = binary.AppendUvarint(words, uint64(len(b.words[id])))
-		words = append(words, b.words[id]...)
-		words = appendExc(words, r.exc)
-		words = appendSenses(words, r.senses)
-		wordOff = append(wordOff, uint32(len(words)))
-	}
-	synOff := []uint32{0}
-	for _, m := range members {
-		synsets = appendInts(synsets, m)
-		synOff = append(synOff, uint32(len(synsets)))
-	}
 	out := []byte(magic)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(records)))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(members)))
-	for _, o := range wordOff {
-		out = binary.LittleEndian.AppendUint32(out, o)
+	prev := ""
+	for id, r := range records {
+		w := b.words[id]
+		shared := 0
+		for shared < min(len(prev), len(w)) && prev[shared] == w[shared] {
+			shared++
+		}
+		out = binary.AppendUvarint(out, uint64(shared))
+		out = binary.AppendUvarint(out, uint64(len(w)-shared))
+		out = append(out, w[shared:]...)
+		out = appendExc(out, r.exc)
+		out = appendSenses(out, r.senses)
+		prev = w
 	}
-	for _, o := range synOff {
-		out = binary.LittleEndian.AppendUint32(out, o)
+	for _, m := range members {
+		out = appendInts(out, m)
 	}
-	out = append(out, words...)
-	return append(out, synsets...)
+	return out
 }
 
 // appendExc writes a count, then each base form's POS and word id.
