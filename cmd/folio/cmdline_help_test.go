@@ -11,7 +11,8 @@ import (
 
 // TestHelpTexts: every command's --help (and "folio help COMMAND", and
 // "folio COMMAND help") prints the text in testdata/help, which is what
-// urfave/cli's App.Run printed before runCommands took its place, byte
+// urfave/cli's App.Run printed before runCommands took its place (with the
+// help's changes since: serve's DIRs), byte
 // for byte ("(devel)" there stands for the version this build prints).
 func TestHelpTexts(t *testing.T) {
 	version := strings.TrimPrefix(strings.TrimSuffix(folio(t, "", "--version").stdout, "\n"), "folio version ")

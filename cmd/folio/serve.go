@@ -39,12 +39,14 @@ func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
 		Usage:     "serve the files under --root to MCP clients, over stdio or Streamable HTTP",
-		ArgsUsage: "[DIR…] (more directories to serve, after the --root ones: what an MCP bundle's list of folders expands to)",
+		ArgsUsage: "[DIR…]",
 		Description: `Without --http, speaks MCP over stdin and stdout (logs go to stderr) and the
 caller is "local". With --http ADDR, serves Streamable HTTP at /mcp; callers
 show a bearer token from --tokens, one --oauth's authorization servers issued
 for folio, or, on a loopback address only, nothing.
-Relative paths in requests resolve against the first root. The default deny
+Each DIR after the flags is one more root, after the --root ones (an MCP
+bundle's list of folders reaches folio so). Relative paths in requests
+resolve against the first root. The default deny
 list (` + strings.Join(fsview.DefaultDeny(), " ") + `) always applies, at any
 depth and in any case; --deny adds to it. list, grep and resources/list skip
 what .gitignore, .ignore and .git/info/exclude exclude (nested files
