@@ -1,6 +1,6 @@
 // Package rank is what folio's two searches rank with: the analyzer that
 // cuts a text into words (Words: letters and digits in lower case, with
-// camelCase and CJK as options), the stop words (IsStop), one English
+// camelCase and CJK as options), the stop words (Options.IsStop), one English
 // stemmer (Stem: Snowball's English, Porter2, by the Snowball project's
 // own Go code), and the BM25 formula (BM25, IDF). Docs search (package
 // docsearch) and tool search (package toolsearch) each keep their own

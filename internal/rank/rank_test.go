@@ -12,9 +12,9 @@ import (
 func TestBM25(t *testing.T) {
 	p := Usual
 	for _, c := range []struct {
-		name                  string
+		name                 string
 		idf, tf, length, avg float64
-		want                  float64
+		want                 float64
 	}{
 		{"once, average length", 1, 1, 10, 10, 2.2 / 2.2},
 		{"twice, average length", 1, 2, 10, 10, 2 * 2.2 / 3.2},

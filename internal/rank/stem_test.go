@@ -187,17 +187,23 @@ func TestStemmer(t *testing.T) {
 	}
 }
 
-// TestIsStop: the function words of questions and requests are stop
-// words in every form a question writes them, the words that say what it
-// is about are not.
+// TestIsStop: the function words of questions are stop words in every
+// form a question writes them, a request's verbs and quantifiers only
+// for requests, and the words that say what a question is about never.
 func TestIsStop(t *testing.T) {
-	for _, w := range []string{"the", "does", "its", "why", "using", "uses", "any", "when", "show", "these"} {
-		if !IsStop(Stem(w)) {
+	questions, requests := Options{}, Options{Requests: true}
+	for _, w := range []string{"the", "does", "its", "why", "using", "uses", "when", "should"} {
+		if !questions.IsStop(Stem(w)) || !requests.IsStop(Stem(w)) {
 			t.Errorf("%q (%q) is not a stop word", w, Stem(w))
 		}
 	}
+	for _, w := range []string{"any", "get", "show", "these", "all"} {
+		if questions.IsStop(Stem(w)) || !requests.IsStop(Stem(w)) {
+			t.Errorf("%q (%q): a stop word of questions %v, of requests %v", w, Stem(w), questions.IsStop(Stem(w)), requests.IsStop(Stem(w)))
+		}
+	}
 	for _, w := range []string{"issues", "close", "file", "message", "index", "search"} {
-		if IsStop(Stem(w)) {
+		if requests.IsStop(Stem(w)) {
 			t.Errorf("%q (%q) is a stop word", w, Stem(w))
 		}
 	}

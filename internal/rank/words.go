@@ -14,6 +14,9 @@ type Options struct {
 	// pairs of letters side by side in it (docs, whose questions may be
 	// written so).
 	CJK bool
+	// Requests counts the words a request to a tool asks with ("show",
+	// "get", "all") among the stop words (see IsStop).
+	Requests bool
 }
 
 // Words are the words of s: runs of letters and digits, in lower case.
@@ -54,8 +57,8 @@ func Words(s string, o Options) []string {
 // whether the last letter was a small one, and whether a CJK letter was
 // seen.
 type wordCutter struct {
-	lower                []byte
-	bounds               []int
+	lower                 []byte
+	bounds                []int
 	camel, in, small, cjk bool
 }
 
@@ -76,7 +79,7 @@ func (w *wordCutter) ascii(c byte) {
 // rune takes the rune r, not ASCII.
 func (w *wordCutter) rune(r rune) {
 	word := unicode.IsLetter(r) || unicode.IsDigit(r)
-	w.cjk = w.cjk || word && isCJK(r)
+	w.cjk = w.cjk || word && IsCJK(r)
 	w.step(word, unicode.IsUpper(r))
 	if word {
 		w.lower = utf8.AppendRune(w.lower, unicode.ToLower(r))
@@ -98,9 +101,9 @@ func (w *wordCutter) step(word, upper bool) {
 	}
 }
 
-// isCJK reports whether r is a letter of the scripts written without
+// IsCJK reports whether r is a letter of the scripts written without
 // spaces between words: Han, Hiragana, Katakana, and Hangul.
-func isCJK(r rune) bool {
+func IsCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
@@ -114,7 +117,7 @@ func cjkBigrams(words []string) []string {
 		start, runStart := 0, -1 // start of the non-CJK part; of the CJK run
 		var prev int             // the last CJK letter's offset
 		for i, r := range w {
-			if isCJK(r) {
+			if IsCJK(r) {
 				if runStart < 0 {
 					if i > start {
 						out = append(out, w[start:i])

@@ -24,11 +24,11 @@ func FuzzWords(f *testing.F) {
 			rs := []rune(field)
 			for i := 0; i < len(rs); {
 				j := i + 1
-				for j < len(rs) && isCJK(rs[j]) == isCJK(rs[i]) {
+				for j < len(rs) && IsCJK(rs[j]) == IsCJK(rs[i]) {
 					j++
 				}
 				switch {
-				case !isCJK(rs[i]) || j-i == 1:
+				case !IsCJK(rs[i]) || j-i == 1:
 					want = append(want, string(rs[i:j]))
 				default:
 					for k := i; k+1 < j; k++ {
