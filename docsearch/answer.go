@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/internal/rank"
 	"github.com/folio-mcp/folio/outline"
 )
 
@@ -92,7 +92,7 @@ const weakShare = 0.2
 // pairs aside) that no indexed passage holds.
 func (ix *Index) unknownShare(query string) float64 {
 	n := 0
-	for _, w := range uniq(Stems(query)) {
+	for _, w := range uniq(stems(&ix.stemmer, query)) {
 		if judged(w) {
 			n++
 		}
@@ -106,8 +106,8 @@ func (ix *Index) unknown(query string) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []string
-	for _, w := range Words(query) {
-		if s := stem(w); judged(s) && ix.passages.df(ix.termOf(s)) == 0 && !slices.Contains(out, w) {
+	for _, w := range words(query) {
+		if s := ix.stemmer.Stem(w); judged(s) && ix.passages.df(ix.termOf(s)) == 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -119,11 +119,7 @@ func (ix *Index) unknown(query string) []string {
 // not a pair of CJK letters, most of which straddle two words and are
 // absent from any text.
 func judged(w string) bool {
-	if stop[w] {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(w)
-	return !isCJK(r)
+	return !isStop(w) && !isCJKPair(w)
 }
 
 // fresh is a document as read for an answer.
@@ -371,16 +367,17 @@ func (f *fresh) trim(h Hit, pt passageText, query string, room int, count func(s
 // lineScores are how many of the query's words (stop words aside) each
 // line holds, and the first line that holds the most.
 func lineScores(lines []outline.TextLine, query string) ([]int, int) {
+	var st rank.Stemmer // the lines' words, stemmed once each
 	want := map[string]bool{}
-	for _, w := range Stems(query) {
-		if !stop[w] {
+	for _, w := range stems(&st, query) {
+		if !isStop(w) {
 			want[w] = true
 		}
 	}
 	score := make([]int, len(lines))
 	best := 0
 	for i, l := range lines {
-		for _, w := range uniq(Stems(l.Text)) {
+		for _, w := range uniq(stems(&st, l.Text)) {
 			if want[w] {
 				score[i]++
 			}

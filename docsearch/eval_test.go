@@ -203,7 +203,7 @@ func TestPlainBM25(t *testing.T) {
 		t.Fatalf("%d questions", len(qs))
 	}
 	units := paragraphs(corpus(t))
-	ix := newPlainBM25(Words)
+	ix := newPlainBM25(words)
 	for _, u := range units {
 		ix.Add(field{u.text, 1})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/folio-mcp/folio/internal/rank"
 	"github.com/folio-mcp/folio/outline"
 )
 
@@ -90,6 +91,8 @@ type Index struct {
 	terms int32
 	// counts and secCounts are the tallies Put counts with.
 	counts, secCounts tally
+	// stemmer cuts words to their stems, remembering the common ones.
+	stemmer rank.Stemmer
 }
 
 // New returns an empty index.
@@ -130,13 +133,13 @@ type chunk struct {
 }
 
 // chunks joins a document's units into passages (see chunkWords).
-func chunks(units []Unit) []chunk {
+func (ix *Index) chunks(units []Unit) []chunk {
 	var out []chunk
 	for i := 0; i < len(units); {
-		words := Stems(units[i].Text)
+		words := stems(&ix.stemmer, units[i].Text)
 		j := i + 1
 		for ; j < len(units) && units[j].Section == units[i].Section; j++ {
-			more := Stems(units[j].Text)
+			more := stems(&ix.stemmer, units[j].Text)
 			if len(words)+len(more) > chunkWords {
 				break
 			}
@@ -155,12 +158,12 @@ func chunks(units []Unit) []chunk {
 // index is locked; only their counting holds the lock.
 func (ix *Index) Put(path, version string, src []byte) {
 	doc := outline.Of(path, src)
-	cs := chunks(unitsOf(doc))
-	title := Stems(doc.Title)
+	cs := ix.chunks(unitsOf(doc))
+	title := stems(&ix.stemmer, doc.Title)
 	headings := map[int][]string{} // stems of each section's heading path
 	for _, c := range cs {
 		if _, ok := headings[c.section]; !ok {
-			headings[c.section] = Stems(strings.Join(c.headings, " "))
+			headings[c.section] = stems(&ix.stemmer, strings.Join(c.headings, " "))
 		}
 	}
 	ix.mu.Lock()
@@ -217,7 +220,7 @@ func (ix *Index) count(words []string, weight float32) {
 func (ix *Index) countPairs(words []string) {
 	prev := int32(-1)
 	for _, w := range words {
-		if stop[w] {
+		if isStop(w) {
 			prev = -1
 			continue
 		}
@@ -268,7 +271,7 @@ func (ix *Index) termsOf(words []string) []int32 {
 		if !slices.Contains(ids, id) || id < 0 {
 			ids = append(ids, id)
 		}
-		if stop[w] {
+		if isStop(w) {
 			prev = -1
 			continue
 		}
@@ -406,7 +409,7 @@ type Hit struct {
 // documents keep accepts (nil: all). Stop words count only in a query
 // made of nothing else. It stops with ctx's error when ctx is done.
 func (ix *Index) Search(ctx context.Context, query string, n int, keep func(path string) bool) ([]Hit, error) {
-	words := Stems(query)
+	words := stems(&ix.stemmer, query)
 	if slices.ContainsFunc(words, isContent) {
 		words = slices.DeleteFunc(words, func(w string) bool { return !isContent(w) })
 	}
@@ -434,7 +437,7 @@ func (ix *Index) Search(ctx context.Context, query string, n int, keep func(path
 
 // isContent reports whether a term of a query says what it is about: a
 // word not a stop word, or a pair.
-func isContent(w string) bool { return !stop[w] }
+func isContent(w string) bool { return !isStop(w) }
 
 // best is the n best-scored passages that keep accepts, the best first
 // (ties by id). keep is asked once a document. The caller holds mu.
@@ -523,14 +526,4 @@ func uniq(words []string) []string {
 		}
 	}
 	return out
-}
-
-// stop holds the stop words: English words so common that they say
-// nothing of what a passage is about (as Stems gives them).
-var stop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("a an the of to in on for and or is are be by with as at it this that from can do doe how what i my me you your we our if not no so but into when which who why will would should could there their then than us use") {
-		stop[w] = true
-	}
 }

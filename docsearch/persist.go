@@ -11,8 +11,9 @@ import (
 )
 
 // storeFormat is the version of the format Save writes; Load refuses any
-// other (the index is then built again).
-const storeFormat = 1
+// other (the index is then built again). 2: terms are Snowball's stems
+// (package rank), where 1 held the stems of an earlier stemmer.
+const storeFormat = 2
 
 // stored is an Index as Save writes it (gob): its live documents, their
 // passages and sections, the postings and the vocabulary.

@@ -3,6 +3,8 @@ package docsearch
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -76,4 +78,26 @@ func FuzzLoad(f *testing.F) {
 		ix.Put("a.md", "w", []byte("# A\n\nkestrel\n"))
 		ix.Remove("a.md")
 	})
+}
+
+// TestLoadRefusesOldStems: an index file of format 1, whose terms are
+// the stems of the stemmer before Snowball's ("issu" for "issues" where
+// the docs' "issue" was "issu" and a question's "issues" "issue"), is
+// refused, so that a Tree indexes its documents again rather than search
+// terms no question's stems meet.
+func TestLoadRefusesOldStems(t *testing.T) {
+	ix := New()
+	ix.Put("a.md", "v", []byte("An issue closes when its last message is answered.\n"))
+	ix.mu.Lock()
+	ix.compactNow()
+	s := ix.stored()
+	ix.mu.Unlock()
+	s.Format = 1
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(&buf); !errors.Is(err, ErrStore) {
+		t.Errorf("an index file of format 1 loads: %v", err)
+	}
 }

@@ -1,8 +1,9 @@
 package docsearch
 
 import (
-	"math"
 	"slices"
+
+	"github.com/folio-mcp/folio/internal/rank"
 )
 
 // plainBM25 is the baseline the issue measures against: Okapi BM25 over
@@ -24,7 +25,7 @@ type plainBM25 struct {
 }
 
 // newPlainBM25 returns an empty index whose terms are those terms gives of a
-// text (Words, or Stems).
+// text (words).
 func newPlainBM25(terms func(string) []string) *plainBM25 {
 	return &plainBM25{terms: terms, postings: map[string][]posting{}}
 }
@@ -76,11 +77,9 @@ func (ix *plainBM25) Search(query string, n int) []plainHit {
 		if len(ps) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (float64(len(ix.lengths))-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		idf := rank.IDF(len(ix.lengths), len(ps))
 		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(ix.lengths[p.id])/avg)
-			scores[p.id] += idf * tf * (k1 + 1) / (tf + norm)
+			scores[p.id] += rank.Usual.Score(idf, float64(p.tf), float64(ix.lengths[p.id]), avg)
 		}
 	}
 	hits := make([]plainHit, 0, len(scores))

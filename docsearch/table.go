@@ -2,15 +2,10 @@ package docsearch
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sync"
-)
 
-// BM25's parameters, the usual ones.
-const (
-	k1 = 1.2
-	b  = 0.75
+	"github.com/folio-mcp/folio/internal/rank"
 )
 
 // posting is one entry's weighted count of a term.
@@ -98,7 +93,7 @@ func (t *table) score(ctx context.Context, terms []int32, acc *scores) error {
 				continue
 			}
 			tf := float64(p.tf)
-			acc.add(p.id, idf*tf*(k1+1)/(tf+k1*(1-b+b*float64(length)/avg)))
+			acc.add(p.id, rank.Usual.Score(idf, tf, float64(length), avg))
 		}
 	}
 	return nil
@@ -145,7 +140,7 @@ func (s *scores) reset() {
 
 // idf is the inverse document frequency of a term in n entries.
 func (t *table) idf(n int) float64 {
-	return math.Log(1 + (float64(t.live)-float64(n)+0.5)/(float64(n)+0.5))
+	return rank.IDF(t.live, n)
 }
 
 // compact drops the killed entries and returns each old id's new one (-1

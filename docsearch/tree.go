@@ -17,12 +17,8 @@ import (
 
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/atomicfile"
+	"github.com/folio-mcp/folio/outline"
 )
-
-// DocExtensions are the extensions of the files a Tree indexes by
-// default: the formats package outline reads by their structure, and
-// plain text.
-var DocExtensions = []string{".md", ".mdx", ".markdown", ".html", ".htm", ".rst", ".adoc", ".asciidoc", ".asc", ".txt"}
 
 // A Tree keeps an Index of the documents under a view's roots: built in
 // the background from a walk (the files `list` shows, with the view's
@@ -47,7 +43,7 @@ type Tree struct {
 // TreeOptions shape a Tree.
 type TreeOptions struct {
 	// Extensions are the extensions of the files indexed (with the dot,
-	// any case); nil for DocExtensions.
+	// any case); nil for outline.DocExtensions.
 	Extensions []string
 	// MaxBytes caps the text indexed, 0 for no cap.
 	MaxBytes int64
@@ -62,7 +58,7 @@ type TreeOptions struct {
 func NewTree(fs *fsview.FS, o TreeOptions) *Tree {
 	exts := o.Extensions
 	if exts == nil {
-		exts = DocExtensions
+		exts = outline.DocExtensions()
 	}
 	set := map[string]bool{}
 	for _, e := range exts {

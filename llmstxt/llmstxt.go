@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -24,22 +23,11 @@ const (
 // folio's default caps.
 const DefaultMaxIndexBytes = 64 << 10
 
-// docExts are the extensions of documents: those package outline reads
-// by their structure, and plain text.
-var docExts = map[string]bool{
-	".md": true, ".mdx": true, ".markdown": true,
-	".html": true, ".htm": true,
-	".rst":  true,
-	".adoc": true, ".asciidoc": true, ".asc": true,
-	".txt": true,
-}
-
 // IsDoc reports whether the file name is a document by its extension:
 // Markdown and MDX, HTML, reStructuredText, AsciiDoc, or plain text
-// (.txt). Source files and data are not listed.
-func IsDoc(name string) bool {
-	return docExts[strings.ToLower(path.Ext(name))]
-}
+// (.txt), as package outline lists them (outline.IsDoc). Source files
+// and data are not listed.
+func IsDoc(name string) bool { return outline.IsDoc(name) }
 
 // Options shape what Index and Write make.
 type Options struct {

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/folio-mcp/folio/internal/rank"
 )
 
 // PathSep joins the titles of a heading path, the outermost first:
@@ -173,10 +174,8 @@ func near(a, b string) bool {
 }
 
 // words are the lower-case words of s, split at anything but letters and
-// digits.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
+// digits (rank.Words, as the searches read them).
+func words(s string) []string { return rank.Words(s, rank.Options{}) }
 
 // normPath is a heading path with the spaces around each ">" and inside
 // each title collapsed to one.

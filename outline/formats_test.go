@@ -143,3 +143,30 @@ func FuzzFormats(f *testing.F) {
 		checkShape(t, src, Text(src))
 	})
 }
+
+// TestDocExtensions: the one list of documents' extensions, which docs
+// search and llms.txt take, names each format Of reads by its structure
+// (a heading is a section) and plain text, and IsDoc agrees with it in
+// any case; source files are not documents.
+func TestDocExtensions(t *testing.T) {
+	heading := map[string]string{".md": "# T\n\nx\n", ".mdx": "# T\n\nx\n", ".markdown": "# T\n\nx\n", ".html": "<h1>T</h1><p>x</p>\n", ".htm": "<h1>T</h1><p>x</p>\n", ".rst": "Title\n=====\n\nx\n", ".adoc": "= T\n\nx\n", ".asciidoc": "= T\n\nx\n", ".asc": "= T\n\nx\n"}
+	exts := DocExtensions()
+	if len(exts) != len(heading)+1 || exts[len(exts)-1] != ".txt" {
+		t.Fatalf("DocExtensions() = %q", exts)
+	}
+	for _, ext := range exts {
+		if !IsDoc("a"+ext) || !IsDoc("A"+strings.ToUpper(ext)) {
+			t.Errorf("IsDoc(a%s) is false", ext)
+		}
+		if src, ok := heading[ext]; ok {
+			if d := Of("a"+ext, []byte(src)); len(d.Sections) == 0 || !strings.HasPrefix(d.Sections[0].Title, "T") {
+				t.Errorf("Of(a%s) reads no heading: %+v", ext, d.Sections)
+			}
+		}
+	}
+	for _, name := range []string{"main.go", "a.json", "README", "a.md.bak"} {
+		if IsDoc(name) {
+			t.Errorf("IsDoc(%q)", name)
+		}
+	}
+}

@@ -24,30 +24,62 @@ import (
 )
 
 // Of is the structure of the document at name, read by the reader its
-// extension names: Markdown and MDX (.md, .mdx, .markdown), HTML (.html,
-// .htm), reStructuredText (.rst), AsciiDoc (.adoc, .asciidoc, .asc),
-// source files by their declarations (see Source): Go (.go), C and C++
-// (.c, .h, .cc, .cpp, .cxx, .hpp, .hh, .hxx), Java (.java), C# (.cs),
-// JavaScript and TypeScript (.js, .jsx, .mjs, .cjs, .ts, .tsx, .mts,
-// .cts), Rust (.rs), Swift (.swift), Kotlin (.kt, .kts), Python (.py,
-// .pyi), shell (.sh, .bash, .zsh), Ruby (.rb) and YAML (.yaml, .yml);
-// and plain text by paragraphs for any other.
+// extension names: the documents' formats (see DocExtensions), source
+// files by their declarations (see Source): Go (.go), C and C++ (.c, .h,
+// .cc, .cpp, .cxx, .hpp, .hh, .hxx), Java (.java), C# (.cs), JavaScript
+// and TypeScript (.js, .jsx, .mjs, .cjs, .ts, .tsx, .mts, .cts), Rust
+// (.rs), Swift (.swift), Kotlin (.kt, .kts), Python (.py, .pyi), shell
+// (.sh, .bash, .zsh), Ruby (.rb) and YAML (.yaml, .yml); and plain text
+// by paragraphs for any other.
 func Of(name string, src []byte) *Doc {
 	ext := strings.ToLower(path.Ext(name))
 	if languages[ext] != nil {
 		return Source(ext, src)
 	}
-	switch ext {
-	case ".md", ".mdx", ".markdown":
-		return Markdown(src)
-	case ".html", ".htm":
-		return HTML(src)
-	case ".rst":
-		return RST(src)
-	case ".adoc", ".asciidoc", ".asc":
-		return AsciiDoc(src)
+	for _, f := range docFormats {
+		if f.ext == ext {
+			return f.read(src)
+		}
 	}
 	return Text(src)
+}
+
+// docFormats are the documents' extensions and the reader of each:
+// Markdown and MDX, HTML, reStructuredText, AsciiDoc, plain text.
+var docFormats = [...]struct {
+	ext  string
+	read func([]byte) *Doc
+}{
+	{".md", Markdown}, {".mdx", Markdown}, {".markdown", Markdown},
+	{".html", HTML}, {".htm", HTML},
+	{".rst", RST},
+	{".adoc", AsciiDoc}, {".asciidoc", AsciiDoc}, {".asc", AsciiDoc},
+	{".txt", Text},
+}
+
+// DocExtensions are the extensions of documents, in lower case with the
+// dot: Markdown and MDX (.md, .mdx, .markdown), HTML (.html, .htm),
+// reStructuredText (.rst), AsciiDoc (.adoc, .asciidoc, .asc), the
+// formats Of reads by their structure, and plain text (.txt). Docs
+// search indexes them by default, llms.txt lists them (IsDoc).
+func DocExtensions() []string {
+	out := make([]string, len(docFormats))
+	for i, f := range docFormats {
+		out[i] = f.ext
+	}
+	return out
+}
+
+// IsDoc reports whether the file name is a document by its extension (in
+// any case; see DocExtensions). Source files and data are not.
+func IsDoc(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	for _, f := range docFormats {
+		if f.ext == ext {
+			return true
+		}
+	}
+	return false
 }
 
 // Kind is what a block is.

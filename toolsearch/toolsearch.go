@@ -2,7 +2,8 @@
 // asks ("open a PR from my branch"): BM25 over each tool's name, its
 // upstream's name, its description and its parameters' names and
 // descriptions, with what bridges the user's words and the tool's (see
-// signals): words cut to a rough stem, the field's abbreviations and
+// signals): words cut to their stems (Snowball's English stemmer, with the
+// words, stop words and BM25 formula of package rank), the field's abbreviations and
 // everyday words, action verbs read as the operation they ask for,
 // WordNet's synonyms, derived forms and hypernyms, the words of the
 // tool's whole server, and the server a request names. The gateway's
@@ -16,9 +17,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"unicode"
 
+	"github.com/folio-mcp/folio/internal/rank"
 	"github.com/folio-mcp/folio/lexicon"
 )
 
@@ -45,7 +45,7 @@ type signals struct {
 	// weights counts a tool's name and its upstream's name more than its
 	// description, and scores the name alone too (nameShare).
 	weights bool
-	// stems cuts words to a rough stem; stop drops stop words.
+	// stems cuts words to their stems; stop drops stop words.
 	stems, stop bool
 	// vocabulary adds to a word the words of the field it abbreviates or
 	// that tools say for it (vocabulary).
@@ -107,12 +107,6 @@ const (
 	minTypo    = 4
 )
 
-// BM25's parameters, the usual ones.
-const (
-	k1 = 1.2
-	b  = 0.75
-)
-
 // Index is a built index over a catalog. It is safe for concurrent use.
 type Index struct {
 	sig signals
@@ -126,6 +120,8 @@ type Index struct {
 	// serverNames are the words of each server's name, by its entry in
 	// servers.
 	serverNames [][]string
+	// stemmer cuts words to their stems (package rank), remembering them.
+	stemmer rank.Stemmer
 }
 
 // New indexes docs.
@@ -258,7 +254,7 @@ func allIn(name, ws []string) bool {
 	for _, n := range name {
 		found := false
 		for _, w := range ws {
-			if w == n || stem(w) == stem(n) || len(n) >= 5 && len(w) >= 4 && strings.HasPrefix(n, w) {
+			if w == n || rank.Stem(w) == rank.Stem(n) || len(n) >= 5 && len(w) >= 4 && strings.HasPrefix(n, w) {
 				found = true
 				break
 			}
@@ -277,11 +273,12 @@ func allIn(name, ws []string) bool {
 func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 	out := map[string]float64{}
 	put := func(w string, weight float64) {
-		if ix.sig.stop && stopWords()[w] {
+		s := ix.stemmer.Stem(w)
+		if ix.sig.stop && isStop(s) {
 			return
 		}
 		if ix.sig.stems {
-			w = stem(w)
+			w = s
 		}
 		out[w] = max(out[w], weight)
 	}
@@ -297,7 +294,7 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 				out[op] = max(out[op], operationWeight)
 			}
 		}
-		if wordnet && !stopWords()[w] {
+		if wordnet && !isStop(ix.stemmer.Stem(w)) {
 			for _, lemma := range append(lexicon.Base(w), w) {
 				r := lexicon.Related(lemma)
 				for _, rel := range [][]string{r.Synonyms, r.Derived} {
@@ -323,7 +320,7 @@ func (ix *Index) termsOf(ws []string, wordnet bool) map[string]float64 {
 func (ix *Index) corrected(ws []string) []string {
 	out := ws
 	for _, w := range ws {
-		if len(w) < minTypo || stopWords()[w] || ix.tools.postings[ix.term(w)] != nil {
+		if len(w) < minTypo || isStop(ix.stemmer.Stem(w)) || ix.tools.postings[ix.term(w)] != nil {
 			continue
 		}
 		if _, known := vocabulary()[w]; known {
@@ -341,7 +338,7 @@ func (ix *Index) corrected(ws []string) []string {
 // term is w as the index keeps it.
 func (ix *Index) term(w string) string {
 	if ix.sig.stems {
-		return stem(w)
+		return ix.stemmer.Stem(w)
 	}
 	return w
 }
@@ -399,16 +396,15 @@ func (t *table) score(q map[string]float64) []float64 {
 	if len(t.lengths) == 0 {
 		return scores
 	}
-	n, avg := float64(len(t.lengths)), t.total/float64(len(t.lengths))
+	avg := t.total / float64(len(t.lengths))
 	for term, w := range q {
 		ps := t.postings[term]
 		if len(ps) == 0 {
 			continue
 		}
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		idf := rank.IDF(len(t.lengths), len(ps))
 		for _, p := range ps {
-			scores[p.entry] += w * idf * p.tf * (k1 + 1) / (p.tf + k1*(1-b+b*t.lengths[p.entry]/avg))
+			scores[p.entry] += w * rank.Usual.Score(idf, p.tf, t.lengths[p.entry], avg)
 		}
 	}
 	return scores
@@ -439,58 +435,14 @@ func schemaText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// stopWords carry no meaning for a search; built at first use, not at
-// start-up, so that commands that never search do not pay for it.
-var stopWords = sync.OnceValue(func() map[string]bool {
-	stop := map[string]bool{}
-	for _, w := range strings.Fields("a an the and or of to in on for from with by at as is are be it this that these those my me i you your we our can do does how what which who show give get into out up all any some its their there then than so if not") {
-		stop[w] = true
-	}
-	return stop
-})
+// words are the words of text as tool search reads them (rank.Words):
+// lower case, split at anything not a letter or digit and between the
+// words of camelCase.
+func words(text string) []string { return rank.Words(text, rank.Options{CamelCase: true}) }
 
-// words are the words of text, lower case, split at anything not a letter
-// or digit and between the words of camelCase.
-func words(text string) []string {
-	var out []string
-	var word []rune
-	flush := func() {
-		if len(word) > 0 {
-			out = append(out, string(word))
-			word = word[:0]
-		}
-	}
-	prev := rune(0)
-	for _, r := range text {
-		switch {
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			flush()
-			word = append(word, unicode.ToLower(r))
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			word = append(word, unicode.ToLower(r))
-		default:
-			flush()
-		}
-		prev = r
-	}
-	flush()
-	return out
-}
-
-// stem cuts common English endings, so that "files", "filed" and "file"
-// meet: a rough stem, not a linguist's.
-func stem(w string) string {
-	for _, suffix := range []string{"ies", "ing", "ed", "es", "s"} {
-		if len(w) > len(suffix)+2 && strings.HasSuffix(w, suffix) {
-			w = strings.TrimSuffix(w, suffix)
-			if suffix == "ies" {
-				w += "y"
-			}
-			return w
-		}
-	}
-	return w
-}
+// isStop reports whether the stem w is a stop word of requests (see
+// rank.Options.IsStop).
+func isStop(w string) bool { return rank.Options{Requests: true}.IsStop(w) }
 
 // Topics are, for each upstream of docs in the order they first come, the
 // words that tell its tools apart from the others' (at most n, the most
@@ -514,8 +466,8 @@ func Topics(docs []Doc, n int) []Topic {
 		own := words(d.Upstream)
 		name := strings.TrimPrefix(d.Name, d.Upstream+"__")
 		for _, w := range uniqueWords(name) {
-			if _, verb := operations()[w]; !verb && !stopWords()[w] && len(w) > 1 && !slices.Contains(own, w) {
-				s := stem(w)
+			if _, verb := operations()[w]; !verb && !isStop(rank.Stem(w)) && len(w) > 1 && !slices.Contains(own, w) {
+				s := rank.Stem(w)
 				if _, ok := shown[s]; !ok {
 					shown[s] = w
 				}

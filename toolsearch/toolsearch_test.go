@@ -237,3 +237,29 @@ func TestNamedServer(t *testing.T) {
 		t.Errorf("%q: %v, without the lift %v", two, got, want)
 	}
 }
+
+// TestStemsJoinForms: with stems alone among the signals, a request in
+// the plural or in another verb form finds the tool that says the word
+// otherwise ("files" a tool's "file", "closing" a tool's "closes",
+// "labelled" "label"), by the stems of package rank; the tool that does
+// not say it comes first in the catalog, so a tie would pick it.
+func TestStemsJoinForms(t *testing.T) {
+	docs := []Doc{
+		{Name: "db__size", Upstream: "db", Description: "Show the size of a table."},
+		{Name: "fs__size", Upstream: "fs", Description: "Show the size of a file."},
+		{Name: "tracker__label", Upstream: "tracker", Description: "Label an issue."},
+		{Name: "tracker__close", Upstream: "tracker", Description: "Closes an issue."},
+		{Name: "tracker__open", Upstream: "tracker", Description: "Opens an issue."},
+	}
+	ix := newIndex(docs, signals{stems: true, stop: true})
+	for query, want := range map[string]string{
+		"size of my files":   "fs__size",
+		"closing old issues": "tracker__close",
+		"issues labelled":    "tracker__label",
+	} {
+		hits := ix.Search(query, 1)
+		if len(hits) == 0 || docs[hits[0].Doc].Name != want {
+			t.Errorf("%q: %v, want %s first", query, hits, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-mcp/folio/docsearch"
+	"github.com/folio-mcp/folio/internal/rank"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
@@ -94,9 +95,9 @@ func chunks(f file, most int) []chunk {
 	units := docsearch.Units(f.path, []byte(f.text))
 	var out []chunk
 	for i := 0; i < len(units); {
-		j, words, body := i+1, len(docsearch.Stems(units[i].Text)), units[i].Text
+		j, words, body := i+1, len(rank.Words(units[i].Text, rank.Options{CJK: true})), units[i].Text
 		for j < len(units) && units[j].Section == units[i].Section {
-			n := len(docsearch.Stems(units[j].Text))
+			n := len(rank.Words(units[j].Text, rank.Options{CJK: true}))
 			if words+n > most {
 				break
 			}

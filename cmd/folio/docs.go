@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/outline"
 )
 
 // defaultDocsMaxBytes caps the text the docs index holds by default.
@@ -22,7 +23,7 @@ type docsOptions struct {
 func docsFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "no-docs", EnvVars: []string{"FOLIO_NO_DOCS"}, Usage: "do not index the roots' documents, nor offer search_docs"},
-		&cli.StringSliceFlag{Name: "docs-ext", EnvVars: []string{"FOLIO_DOCS_EXT"}, Value: cli.NewStringSlice(docsearch.DocExtensions...), Usage: "extensions of the files search_docs indexes (repeatable)"},
+		&cli.StringSliceFlag{Name: "docs-ext", EnvVars: []string{"FOLIO_DOCS_EXT"}, Value: cli.NewStringSlice(outline.DocExtensions()...), Usage: "extensions of the files search_docs indexes (repeatable)"},
 		&cli.StringFlag{Name: "index-dir", EnvVars: []string{"FOLIO_INDEX_DIR"}, Usage: "keep the docs index here between runs: a start reads the files again but indexes only those that changed"},
 		&cli.Int64Flag{Name: "docs-max-bytes", Value: defaultDocsMaxBytes, EnvVars: []string{"FOLIO_DOCS_MAX_BYTES"}, Usage: "most bytes of documents the index holds; files past it are not searched (0: no cap)"},
 	}

@@ -235,3 +235,20 @@ func TestSearchFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchPluralMeetsSingular asks in the plural and in another verb
+// form than the docs use: "when do issues close" of a file that says "An
+// issue closes when its last message is answered" finds that passage,
+// words joined by their stem (package rank), not "nothing matches".
+func TestSearchPluralMeetsSingular(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "tracker.md", "An issue closes when its last message is answered.\n\nLabels sort the tracker's work by kind.\n")
+	r := folio(t, "", "search", "when do issues close", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "An issue closes when its last message is answered") || strings.Contains(r.stdout, "nothing matches") {
+		t.Errorf("answer:\n%s", r.stdout)
+	}
+}
