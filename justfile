@@ -58,6 +58,7 @@ fuzz:
     go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
     go test ./search -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
     go test ./internal/jsonvalue -run '^$' -fuzz FuzzParse -fuzztime 60s
+    go test ./internal/jsonvalue -run '^$' -fuzz FuzzSkipValue -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzFind -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzShapeAndPreview -fuzztime 60s

@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/sse"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 // ClientHTTP wraps base, the RoundTripper of the HTTP client of one
@@ -199,14 +200,14 @@ func (t *clientHTTP) head(r *http.Request) requestHead {
 // starts with b, its members in any order. complete is false when the
 // members it needs may come after b.
 func readHead(b []byte) (h requestHead, complete bool) {
-	i := space(b, 0)
+	i := jsonvalue.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return requestHead{}, i < len(b) // a batch, or not JSON
 	}
 	i++
 	gotID := false
 	for !gotID || h.method == "" {
-		i = space(b, i)
+		i = jsonvalue.SkipSpace(b, i)
 		if i >= len(b) {
 			return requestHead{}, false
 		}
@@ -220,7 +221,7 @@ func readHead(b []byte) (h requestHead, complete bool) {
 		if kind == responseMember {
 			return requestHead{}, true // a response
 		}
-		if i = skipValue(b, start); i < 0 || i >= len(b) {
+		if i = jsonvalue.SkipValue(b, start); i < 0 || i >= len(b) {
 			return requestHead{}, false // cut within the value, or after it
 		}
 		switch kind {
@@ -233,7 +234,7 @@ func readHead(b []byte) (h requestHead, complete bool) {
 				return requestHead{}, true
 			}
 		}
-		if i = space(b, i); i < len(b) && b[i] == ',' {
+		if i = jsonvalue.SkipSpace(b, i); i < len(b) && b[i] == ',' {
 			i++
 		}
 	}
@@ -243,72 +244,15 @@ func readHead(b []byte) (h requestHead, complete bool) {
 	return h, true
 }
 
-// memberKind is what readHead makes of an object member, by its key.
-type memberKind int
-
-const (
-	otherMember    memberKind = iota
-	idMember                  // "id"
-	methodMember              // "method"
-	responseMember            // "result" or "error": the message is a response
-)
-
-// kindOf is the kind of the member whose key, unescaped, is key.
-func kindOf(key []byte) memberKind {
-	switch string(key) {
-	case "id":
-		return idMember
-	case "method":
-		return methodMember
-	case "result", "error":
-		return responseMember
-	}
-	return otherMember
-}
-
-// memberKey reads the key of the object member at b[i] and the colon
-// after it: the member's kind, and where its value starts; or a start of
-// -1 when b cuts the member short (complete false) or it is not JSON.
-func memberKey(b []byte, i int) (kind memberKind, start int, complete bool) {
-	if b[i] != '"' {
-		return otherMember, -1, true // not JSON
-	}
-	end, escaped := stringEnd(b, i+1)
-	if end < 0 {
-		return otherMember, -1, false
-	}
-	key := b[i+1 : end]
-	if escaped {
-		var k string
-		if json.Unmarshal(b[i:end+1], &k) != nil {
-			return otherMember, -1, true
-		}
-		key = []byte(k)
-	}
-	if i = space(b, end+1); i >= len(b) {
-		return otherMember, -1, false
-	}
-	if b[i] != ':' {
-		return otherMember, -1, true
-	}
-	return kindOf(key), space(b, i+1), true
-}
-
 // methodValue is the method whose value, whole in b, starts at b[start];
 // ok is false when it is no string.
 func methodValue(b []byte, start int) (string, bool) {
-	end, escaped := stringEnd(b, start+1)
-	switch {
-	case b[start] != '"' || end < 0:
+	end := jsonvalue.SkipString(b, start)
+	if b[start] != '"' || end < 0 {
 		return "", false
-	case escaped:
-		var method string
-		if json.Unmarshal(b[start:end+1], &method) != nil {
-			return "", false
-		}
-		return method, true
 	}
-	return string(b[start+1 : end]), true
+	method, err := jsonvalue.DecodeString(b[start:end])
+	return method, err == nil
 }
 
 // readRequest is the JSON-RPC request r's body carries, nil when it

@@ -1,12 +1,11 @@
 package telemetry
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 )
 
 // IDText is id as jsonrpc.request.id gives it: a string's value, a
@@ -37,43 +36,81 @@ func RequestID(body []byte) (id string, ok bool) {
 	if id, ok, last := lastID(body); last {
 		return id, ok
 	}
-	i := space(body, 0)
+	i := jsonvalue.SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return "", false
 	}
 	i++
 	for {
-		i = space(body, i)
-		if i >= len(body) || body[i] != '"' {
+		if i = jsonvalue.SkipSpace(body, i); i >= len(body) {
+			return "", false
+		}
+		kind, start, _ := memberKey(body, i)
+		switch {
+		case start < 0:
 			return "", false // "}" (no id), or not JSON
+		case kind == idMember:
+			return idValue(body, start)
 		}
-		start := i + 1
-		end, escaped := stringEnd(body, start)
-		if end < 0 {
+		if i = jsonvalue.SkipValue(body, start); i < 0 {
 			return "", false
 		}
-		isID := !escaped && end-start == 2 && body[start] == 'i' && body[start+1] == 'd'
-		if escaped {
-			var key string
-			isID = json.Unmarshal(body[start-1:end+1], &key) == nil && key == "id"
-		}
-		i = space(body, end+1)
-		if i >= len(body) || body[i] != ':' {
-			return "", false
-		}
-		i = space(body, i+1)
-		if isID {
-			return idValue(body, i)
-		}
-		if i = skipValue(body, i); i < 0 {
-			return "", false
-		}
-		i = space(body, i)
+		i = jsonvalue.SkipSpace(body, i)
 		if i >= len(body) || body[i] != ',' {
 			return "", false // "}" (no id), or not JSON
 		}
 		i++
 	}
+}
+
+// memberKind is what readHead and RequestID make of an object member, by its key.
+type memberKind int
+
+const (
+	otherMember    memberKind = iota
+	idMember                  // "id"
+	methodMember              // "method"
+	responseMember            // "result" or "error": the message is a response
+)
+
+// kindOf is the kind of the member whose key, unescaped, is key.
+func kindOf(key []byte) memberKind {
+	switch string(key) {
+	case "id":
+		return idMember
+	case "method":
+		return methodMember
+	case "result", "error":
+		return responseMember
+	}
+	return otherMember
+}
+
+// memberKey reads the key of the object member at b[i] and the colon
+// after it: the member's kind, and where its value starts; or a start of
+// -1 when b cuts the member short (complete false) or it is not JSON.
+func memberKey(b []byte, i int) (kind memberKind, start int, complete bool) {
+	if b[i] != '"' {
+		return otherMember, -1, true // not JSON
+	}
+	key, end, escaped := jsonvalue.StringText(b, i)
+	if end < 0 {
+		return otherMember, -1, false
+	}
+	if escaped {
+		k, err := jsonvalue.DecodeString(b[i:end])
+		if err != nil {
+			return otherMember, -1, true
+		}
+		key = []byte(k)
+	}
+	if i = jsonvalue.SkipSpace(b, end); i >= len(b) {
+		return otherMember, -1, false
+	}
+	if b[i] != ':' {
+		return otherMember, -1, true
+	}
+	return kindOf(key), jsonvalue.SkipSpace(b, i+1), true
 }
 
 // lastID is the id of body when it is the object's last member (last),
@@ -161,18 +198,12 @@ func idValue(body []byte, i int) (string, bool) {
 	}
 	switch c := body[i]; {
 	case c == '"':
-		end, escaped := stringEnd(body, i+1)
+		end := jsonvalue.SkipString(body, i)
 		if end < 0 {
 			return "", false
 		}
-		if !escaped && utf8.Valid(body[i+1:end]) {
-			return string(body[i+1 : end]), true
-		}
-		var s string
-		if json.Unmarshal(body[i:end+1], &s) != nil {
-			return "", false
-		}
-		return s, true
+		s, err := jsonvalue.DecodeString(body[i:end])
+		return s, err == nil
 	case c == '-' || '0' <= c && c <= '9':
 		j := i + 1
 		for j < len(body) && isNumberByte(body[j]) {
@@ -185,82 +216,4 @@ func idValue(body []byte, i int) (string, bool) {
 
 func isNumberByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
-}
-
-// space is the index of the first byte at or after i that is not JSON
-// white space.
-func space(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index of the quote that ends the string whose text
-// starts at b[i], -1 when it does not end; escaped tells it holds an
-// escape.
-func stringEnd(b []byte, i int) (end int, escaped bool) {
-	end = skipString(b, i)
-	return end, end >= 0 && bytes.IndexByte(b[i:end], '\\') >= 0
-}
-
-// skipString is the index of the quote that ends the string whose text
-// starts at b[i], -1 when it does not end.
-func skipString(b []byte, i int) int {
-	start := i
-	for {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += i
-		// The quote is escaped when an odd number of backslashes
-		// precede it.
-		n := 0
-		for k := q - 1; k >= start && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		i = q + 1
-	}
-}
-
-// skipValue is the index just past the JSON value that starts at b[i],
-// -1 when it does not end.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		if end := skipString(b, i+1); end >= 0 {
-			return end + 1
-		}
-		return -1
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				if i = skipString(b, i+1); i < 0 {
-					return -1
-				}
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	}
-	// A number, true, false or null: up to what ends it.
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
 }

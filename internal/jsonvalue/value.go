@@ -1,7 +1,9 @@
 // Package jsonvalue reads and writes JSON as folio's folded answers need
 // it: values that keep numbers' text and objects' order (Parse, Marshal),
 // and a Scanner that reads JSON without building it, checking it or, for
-// JSON known to be valid, skipping through it.
+// JSON known to be valid, skipping through it. Its skipper (SkipValue,
+// SkipString, SkipSpace) is folio's one way to pass JSON values without
+// reading them: the Scanner's, and telemetry's off the wire.
 package jsonvalue
 
 import (
@@ -115,16 +117,7 @@ func DecodeString(raw []byte) (string, error) {
 }
 
 // Space passes white space.
-func (p *Scanner) Space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *Scanner) Space() { p.pos = SkipSpace(p.data, p.pos) }
 
 // Fail is the error of a scan that wanted what at the position.
 func (p *Scanner) Fail(what string) error {
@@ -440,52 +433,19 @@ func (p *Scanner) Count(level int) (int, error) {
 	})
 }
 
-// Skip passes the value at the position without checking it, for trusted data. It
-// stays in bounds on any input.
+// Skip passes the value at the position without checking it, for
+// trusted data (see SkipValue). It stays in bounds on any input: a value
+// that does not end takes the scanner to the end of its data.
 func (p *Scanner) Skip() {
-	d := p.data
-	switch d[p.pos] {
-	case '"':
-		p.skipString()
-	case '{', '[':
-		depth := 0
-		for p.pos < len(d) {
-			switch d[p.pos] {
-			case '"':
-				p.skipString()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					p.pos++
-					return
-				}
-			}
-			p.pos++
-		}
-	default:
-		for p.pos < len(d) {
-			switch d[p.pos] {
-			case ',', ']', '}', ' ', '\t', '\n', '\r':
-				return
-			}
-			p.pos++
-		}
+	if p.pos = SkipValue(p.data, p.pos); p.pos < 0 {
+		p.pos = len(p.data)
 	}
 }
 
-// skipString passes the string at p.pos without decoding it.
+// skipString passes the string at p.pos without decoding it (see
+// SkipString).
 func (p *Scanner) skipString() {
-	d := p.data
-	for p.pos++; p.pos < len(d); p.pos++ {
-		switch d[p.pos] {
-		case '"':
-			p.pos++
-			return
-		case '\\':
-			p.pos++
-		}
+	if p.pos = SkipString(p.data, p.pos); p.pos < 0 {
+		p.pos = len(p.data) // unterminated
 	}
-	p.pos = len(d) // unterminated: past an escape at the very end
 }
