@@ -73,7 +73,7 @@ func (f *Folder) Query(ctx context.Context, owner Owner, q Query) (Answer, error
 	if path == "" {
 		path = "$"
 	}
-	s := slicer{q: q, threshold: f.opt.ThresholdBytes, counter: f.counter, head: pager.AppendString([]byte(`{"path":`), path)}
+	s := slicer{q: q, threshold: f.opt.ThresholdBytes, counter: f.counter, head: jsonvalue.AppendString([]byte(`{"path":`), path)}
 	if q.MaxTokens != nil {
 		// The caller chose how much it takes: an answer of max_tokens
 		// may pass the fold threshold, up to maxRunBytes.
@@ -176,7 +176,7 @@ func (s *slicer) characters(raw []byte) (Answer, error) {
 	return s.run(sequence{total: len(runes), open: `"`, close: `"`, elem: func(b []byte, i int) ([]byte, error) {
 		var enc [utf8.UTFMax]byte
 		n := utf8.EncodeRune(enc[:], runes[i])
-		quoted := pager.AppendString(nil, string(enc[:n]))
+		quoted := jsonvalue.AppendString(nil, string(enc[:n]))
 		return append(b, quoted[1:len(quoted)-1]...), nil
 	}}, defaultChars, "characters")
 }
@@ -207,7 +207,7 @@ func (s *slicer) members(raw []byte) (Answer, error) {
 	}
 	return s.run(sequence{total: len(members), open: "{", close: "}", sep: ",", elem: func(b []byte, i int) ([]byte, error) {
 		v, err := jsonvalue.Parse(raw[members[i].Start:members[i].End])
-		b = pager.AppendString(b, members[i].Key)
+		b = jsonvalue.AppendString(b, members[i].Key)
 		b = append(b, ':')
 		return jsonvalue.Append(b, v), err
 	}}, defaultItems, "members")

@@ -14,7 +14,6 @@ import (
 
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/internal/jsonvalue"
-	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -116,7 +115,7 @@ func (s *Server) foldOwn(ctx context.Context, req *mcp.CallToolRequest, res *mcp
 	}
 	data := []byte(text.Text)
 	if !strings.HasPrefix(text.Text, "{") {
-		data = pager.AppendString(nil, text.Text)
+		data = jsonvalue.AppendString(nil, text.Text)
 	}
 	// folio's own tools have no output schema.
 	folded, err := s.cfg.Fold.Fold(ctx, owner, data, nil)

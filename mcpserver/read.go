@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
@@ -151,7 +152,7 @@ func lineFooter(l *reader.Lines) string {
 }
 
 // quote is s as a JSON string, escaped as pages are.
-func quote(s string) string { return string(pager.AppendString(nil, s)) }
+func quote(s string) string { return string(jsonvalue.AppendString(nil, s)) }
 
 // readPage answers a read in page mode.
 func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, format pager.Format) (*mcp.CallToolResult, error) {

@@ -1,5 +1,7 @@
 package pager
 
+import "github.com/folio-mcp/folio/internal/jsonvalue"
+
 // JSON is the page contract's JSON object: {"uri","content","version",
 // "has_more","next_cursor"}, in that order (see Decode).
 const JSON Format = 0
@@ -19,7 +21,7 @@ func (jsonFormat) paged() bool { return true }
 func (jsonFormat) appendHead(b []byte, uri string) []byte { return appendHead(b, uri) }
 
 // appendContent appends content escaped as a JSON string's.
-func (jsonFormat) appendContent(b, content []byte) []byte { return appendEscaped(b, content) }
+func (jsonFormat) appendContent(b, content []byte) []byte { return jsonvalue.AppendEscaped(b, content) }
 
 // appendTail closes the content's string and appends the version, and
 // has_more and next_cursor: true and the cursor, or false and null.
@@ -33,7 +35,7 @@ func (jsonFormat) appendTail(b []byte, f *fitter, _ int, cursor string) []byte {
 // appendHead appends the page's JSON up to the content's opening quote.
 func appendHead(b []byte, uri string) []byte {
 	b = append(b, `{"uri":`...)
-	b = AppendString(b, uri)
+	b = jsonvalue.AppendString(b, uri)
 	return append(b, `,"content":"`...)
 }
 
@@ -41,16 +43,16 @@ func appendHead(b []byte, uri string) []byte {
 // come.
 func appendMoreTail(b []byte, version, cursor string) []byte {
 	b = append(b, `","version":`...)
-	b = AppendString(b, version)
+	b = jsonvalue.AppendString(b, version)
 	b = append(b, `,"has_more":true,"next_cursor":`...)
-	b = AppendString(b, cursor)
+	b = jsonvalue.AppendString(b, cursor)
 	return append(b, '}')
 }
 
 // appendFinalTail appends what follows the content of a file's last page.
 func appendFinalTail(b []byte, version string) []byte {
 	b = append(b, `","version":`...)
-	b = AppendString(b, version)
+	b = jsonvalue.AppendString(b, version)
 	return append(b, `,"has_more":false,"next_cursor":null}`...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
@@ -121,7 +122,7 @@ func checkSplitPoint(counters []Counter, text []byte, p int) error {
 		hi++
 	}
 	sides := [][2]string{
-		{string(appendEscaped(nil, text[lo:p])), string(appendEscaped(nil, text[p:hi]))},
+		{string(jsonvalue.AppendEscaped(nil, text[lo:p])), string(jsonvalue.AppendEscaped(nil, text[p:hi]))},
 		{string(text[lo:p]), string(text[p:hi])},
 	}
 	for _, s := range sides {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	textcorpus "github.com/folio-mcp/folio/internal/corpus"
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/tokencount"
 )
 
@@ -238,7 +239,7 @@ func TestEstimatePagesAreLongest(t *testing.T) {
 			}
 			next := nextCut(text[off:], p.End)
 			longer := appendHead(nil, testURI)
-			longer = appendEscaped(longer, text[off:off+next])
+			longer = jsonvalue.AppendEscaped(longer, text[off:off+next])
 			if off+next == len(text) {
 				longer = appendFinalTail(longer, testVersion)
 			} else {

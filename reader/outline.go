@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/outline"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
@@ -409,7 +410,7 @@ func oneLine(s string) string {
 // JSON string when it holds a control character or is empty.
 func pathText(p string) string {
 	if p == "" || oneLine(p) != p {
-		return string(pager.AppendString(nil, p))
+		return string(jsonvalue.AppendString(nil, p))
 	}
 	return p
 }

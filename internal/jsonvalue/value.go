@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
-
-	"github.com/folio-mcp/folio/pager"
 )
 
 // A JSON value is held as one of: nil, bool, json.Number, string, []any and
@@ -359,7 +357,7 @@ func Append(b []byte, v any) []byte {
 	case int:
 		return fmt.Appendf(b, "%d", v)
 	case string:
-		return pager.AppendString(b, v)
+		return AppendString(b, v)
 	case []any:
 		b = append(b, '[')
 		for i, item := range v {
@@ -375,7 +373,7 @@ func Append(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = pager.AppendString(b, k)
+			b = AppendString(b, k)
 			b = append(b, ':')
 			b = Append(b, v.Values[i])
 		}
