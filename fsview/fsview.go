@@ -3,7 +3,6 @@ package fsview
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,8 @@ import (
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sys/unix"
 
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/toolerr"
-	"github.com/folio-mcp/folio/wire"
 )
 
 // Errors, matched with errors.Is. A denied file, a path outside every root
@@ -80,7 +79,7 @@ type FS struct {
 type root struct {
 	path  string // absolute, symlinks resolved: the canonical prefix
 	alias string // absolute as given, when it differs from path
-	uri   string // wire.FileURI(path)
+	uri   string // fileuri.Of(path)
 	fd    int    // the root directory, open
 }
 
@@ -114,7 +113,7 @@ func Open(roots []string, opt Options) (*FS, error) {
 			v.Close()
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		rt := &root{path: real, uri: wire.FileURI(real), fd: fd}
+		rt := &root{path: real, uri: fileuri.Of(real), fd: fd}
 		if abs != real {
 			rt.alias = abs
 		}
@@ -202,7 +201,7 @@ type File struct {
 func (f File) IsDir() bool { return f.info.IsDir() }
 
 // RootURI is the URI of the root that holds the file.
-func (f File) RootURI() string { return wire.FileURI(f.root.path) }
+func (f File) RootURI() string { return fileuri.Of(f.root.path) }
 
 // Size is the file's size when it was resolved.
 func (f File) Size() int64 { return f.info.Size() }
@@ -261,7 +260,7 @@ func (r *root) file(rel, resolved string, info *statInfo) File {
 	if rel != "." {
 		p = filepath.Join(r.path, filepath.FromSlash(rel))
 	}
-	return File{URI: wire.FileURI(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}
+	return File{URI: fileuri.Of(p), Path: p, Rel: rel, root: r, resolved: resolved, info: info}
 }
 
 // Permits reports whether the policy lets name be seen, by its own path
@@ -313,32 +312,15 @@ func (v *FS) absolute(name string) (string, error) {
 		return "", fmt.Errorf("%w: the name holds a NUL byte", ErrInvalidPath)
 	}
 	if len(name) >= 5 && strings.EqualFold(name[:5], "file:") {
-		p, err := parseFileURI(name)
+		p, err := fileuri.Path(name)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("%w: %v", ErrInvalidPath, err)
 		}
 		name = p
 	} else if !filepath.IsAbs(name) {
 		name = filepath.Join(v.roots[0].path, name)
 	}
 	return filepath.Clean(name), nil
-}
-
-// parseFileURI returns the absolute path of a file URI (RFC 8089): file:///p,
-// file:/p or file://localhost/p, percent-encoded.
-func parseFileURI(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidPath, err)
-	}
-	if u.Opaque != "" || u.User != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) ||
-		u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || !strings.HasPrefix(u.Path, "/") {
-		return "", fmt.Errorf("%w: %q is not a local file URI (want file:///absolute/path)", ErrInvalidPath, s)
-	}
-	if strings.IndexByte(u.Path, 0) >= 0 {
-		return "", fmt.Errorf("%w: the name holds a NUL byte", ErrInvalidPath)
-	}
-	return u.Path, nil
 }
 
 // rootOf finds the root holding abs and the slash path relative to it.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/folio-mcp/folio/wire"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/zeebo/blake3"
 )
 
@@ -78,7 +78,7 @@ func open(t testing.TB, opt Options, roots ...string) *FS {
 func TestSpellingsGiveOneURI(t *testing.T) {
 	rootDir, _ := tree(t)
 	v := open(t, Options{Deny: DefaultDeny()}, rootDir)
-	want := wire.FileURI(filepath.Join(rootDir, "docs/with space.md"))
+	want := fileuri.Of(filepath.Join(rootDir, "docs/with space.md"))
 	if !strings.HasSuffix(want, "/docs/with%20space.md") {
 		t.Fatalf("canonical URI %s", want)
 	}
@@ -113,7 +113,7 @@ func TestRefusals(t *testing.T) {
 		{"../outside/secret.txt", ErrNotFound},
 		{"docs/../../outside/secret.txt", ErrNotFound},
 		{filepath.Join(outside, "secret.txt"), ErrNotFound},
-		{wire.FileURI(filepath.Join(outside, "secret.txt")), ErrNotFound},
+		{fileuri.Of(filepath.Join(outside, "secret.txt")), ErrNotFound},
 		{"file:///etc/passwd", ErrNotFound},
 		{"/etc/passwd", ErrNotFound},
 		{"out-rel", ErrNotFound},
@@ -132,7 +132,7 @@ func TestRefusals(t *testing.T) {
 		{"", ErrInvalidPath},
 		{"file://otherhost/etc/passwd", ErrInvalidPath},
 		{"file:relative", ErrInvalidPath},
-		{wire.FileURI(filepath.Join(rootDir, "docs/a.md")) + "?q", ErrInvalidPath},
+		{fileuri.Of(filepath.Join(rootDir, "docs/a.md")) + "?q", ErrInvalidPath},
 		{"docs", ErrIsDir},
 		{".", ErrIsDir},
 		{"fifo", ErrNotRegular},

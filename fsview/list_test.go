@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-mcp/folio/wire"
+	"github.com/folio-mcp/folio/internal/fileuri"
 )
 
 // listAll lists d with opt and returns the Rel of each entry, "/" after a
@@ -180,7 +180,7 @@ func TestPermits(t *testing.T) {
 	for name, want := range map[string]bool{
 		"docs/a.md":    true,
 		"docs/gone.md": true, // no such file: judged by its name
-		wire.FileURI(filepath.Join(rootDir, "docs/x")): true,
+		fileuri.Of(filepath.Join(rootDir, "docs/x")): true,
 		"docs/../.env":                       false,
 		"other.md":                           false,
 		"docs/.env":                          false,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-mcp/folio/wire"
+	"github.com/folio-mcp/folio/internal/fileuri"
 )
 
 // linkTree is a root with symlinks to files inside it (one into an
@@ -109,7 +109,7 @@ func TestWalkFilesSymlinks(t *testing.T) {
 					if walked {
 						line += " walked"
 					}
-					if target.URI != wire.FileURI(filepath.Join(root, target.Rel)) {
+					if target.URI != fileuri.Of(filepath.Join(root, target.Rel)) {
 						t.Errorf("%s: target %s is not named as its Rel, %s", e.Rel, target.URI, target.Rel)
 					}
 				}

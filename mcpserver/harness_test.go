@@ -21,6 +21,7 @@ import (
 	"github.com/folio-mcp/folio/fold"
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/internal/atomicfile"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
@@ -28,7 +29,6 @@ import (
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/upstream"
-	"github.com/folio-mcp/folio/wire"
 )
 
 // counters caches the loaded vocabularies across tests.
@@ -84,7 +84,7 @@ func (e *env) write(t testing.TB, name, content string) string {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return wire.FileURI(p)
+	return fileuri.Of(p)
 }
 
 // addToken adds a token for subject to the env's tokens file.

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/llmstxt"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
@@ -176,7 +177,7 @@ func madeRoot(view *fsview.FS, name string) (fsview.File, bool) {
 
 // makeFile makes the file named base of the root, as view shows the tree.
 func (s *Server) makeFile(ctx context.Context, view *fsview.FS, root fsview.File, base string, change int64) (*made, error) {
-	f := &made{uri: wire.FileURI(filepath.Join(root.Path, base)), at: time.Now(), change: change}
+	f := &made{uri: fileuri.Of(filepath.Join(root.Path, base)), at: time.Now(), change: change}
 	opt := llmstxt.Options{MaxFullBytes: servedFullBytes}
 	var err error
 	if base == llmstxt.IndexName {
@@ -201,7 +202,7 @@ func madeResources(view *fsview.FS, d fsview.File) []*mcp.Resource {
 	for _, name := range []string{llmstxt.IndexName, llmstxt.FullName} {
 		p := filepath.Join(d.Path, name)
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) && view.Permits(p) {
-			res = append(res, &mcp.Resource{URI: wire.FileURI(p), Name: name, MIMEType: "text/plain",
+			res = append(res, &mcp.Resource{URI: fileuri.Of(p), Name: name, MIMEType: "text/plain",
 				Description: "made by folio from the documents under this root (llmstxt.org)"})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/llmstxt"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -90,7 +91,7 @@ func TestMadeLLMsTxt(t *testing.T) {
 	url := serveHTTP(t, e.server(t, serverOpts{}))
 	cs := dialHTTP(t, url, alice, nil)
 	ctx := context.Background()
-	root := wire.FileURI(e.fs.Roots()[0])
+	root := fileuri.Of(e.fs.Roots()[0])
 	index, full := root+"/llms.txt", root+"/llms-full.txt"
 	listed := map[string]bool{}
 	for res, err := range cs.Resources(ctx, nil) {
@@ -168,7 +169,7 @@ func TestRealLLMsTxtWins(t *testing.T) {
 		}
 		count[res.URI]++
 	}
-	full := wire.FileURI(filepath.Join(e.fs.Roots()[0], "llms-full.txt"))
+	full := fileuri.Of(filepath.Join(e.fs.Roots()[0], "llms-full.txt"))
 	if count[real] != 1 || count[full] != 1 {
 		t.Errorf("listed %v", count)
 	}
@@ -189,7 +190,7 @@ func TestMadeLLMsTxtChanges(t *testing.T) {
 	e := llmsEnv(t)
 	s := e.server(t, serverOpts{local: true})
 	cs := dialMemory(t, s, nil)
-	full := wire.FileURI(filepath.Join(e.fs.Roots()[0], "llms-full.txt"))
+	full := fileuri.Of(filepath.Join(e.fs.Roots()[0], "llms-full.txt"))
 	first := call(t, cs, wire.Read, map[string]any{"path": full, "max_tokens": 200, "format": "json"})
 	var p struct {
 		NextCursor string `json:"next_cursor"`
@@ -209,7 +210,7 @@ func TestMadeLLMsTxtChanges(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	index := wire.FileURI(filepath.Join(e.fs.Roots()[0], "llms.txt"))
+	index := fileuri.Of(filepath.Join(e.fs.Roots()[0], "llms.txt"))
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: index}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/wire"
+	"github.com/folio-mcp/folio/internal/fileuri"
 )
 
 // notifyDelay gathers the events of one save (write, chmod, rename) into
@@ -61,7 +61,7 @@ func (s *Server) Watch(ctx context.Context) error {
 				continue
 			}
 			came = s.followListing(ctx, w, ev, came)
-			updated[wire.FileURI(ev.Name)] = true
+			updated[fileuri.Of(ev.Name)] = true
 			if !armed {
 				// Not reset by later events: a file written without pause
 				// is still notified, once per delay.
@@ -139,7 +139,7 @@ func (s *Server) watchTree(ctx context.Context, w *fsnotify.Watcher, dir string)
 // resource again (reading it is the "is a directory" error that the
 // template would give anyway).
 func (s *Server) resourceListChanged() {
-	root := wire.FileURI(s.cfg.FS.Roots()[0])
+	root := fileuri.Of(s.cfg.FS.Roots()[0])
 	s.mcp.AddResource(&mcp.Resource{URI: root, Name: "root", MIMEType: "text/plain"}, s.readResource)
 }
 

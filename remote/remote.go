@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
@@ -255,7 +256,7 @@ func (c *Client) Files(ctx context.Context, path string) ([]string, error) {
 	for _, en := range l.Entries {
 		if en.Type == "file" {
 			// The root URI is canonical; encode the path the same way.
-			out = append(out, strings.TrimSuffix(l.Root, "/")+strings.TrimPrefix(wire.FileURI("/"+en.Path), "file://"))
+			out = append(out, strings.TrimSuffix(l.Root, "/")+strings.TrimPrefix(fileuri.Of("/"+en.Path), "file://"))
 		}
 	}
 	return out, nil

@@ -13,12 +13,12 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/mcpserver"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
-	"github.com/folio-mcp/folio/wire"
 )
 
 // serve serves dir with folio's server on loopback, with one token.
@@ -72,7 +72,7 @@ func TestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(dir)
-	want := []string{wire.FileURI(real + "/a.md"), wire.FileURI(real + "/sub/with space.md"), wire.FileURI(real + "/sub/中文.md")}
+	want := []string{fileuri.Of(real + "/a.md"), fileuri.Of(real + "/sub/with space.md"), fileuri.Of(real + "/sub/中文.md")}
 	if !slices.Equal(files, want) {
 		t.Fatalf("got %q\nwant %q", files, want)
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/toolerr"
-	"github.com/folio-mcp/folio/wire"
 )
 
 func setup(t *testing.T, files map[string]string) (*fsview.FS, *reader.Reader, string) {
@@ -91,7 +91,7 @@ func TestCheckPagesCatches(t *testing.T) {
 	}
 	sum := blake3.Sum256(want)
 	version := hex.EncodeToString(sum[:fsview.VersionLen])
-	uri := wire.FileURI(filepath.Join(dir, "f.txt"))
+	uri := fileuri.Of(filepath.Join(dir, "f.txt"))
 	if msgs := checkPages(rd.Counter(), 300, pager.JSON, uri, want, version, pages, &fileResult{}); len(msgs) != 0 {
 		t.Fatalf("genuine pages fail: %v", msgs)
 	}

@@ -18,11 +18,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/internal/testmain"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/remote"
 	"github.com/folio-mcp/folio/tokencount"
-	"github.com/folio-mcp/folio/wire"
 )
 
 // serveProc is a running folio serve --http.
@@ -259,15 +259,15 @@ func TestServeHTTP(t *testing.T) {
 	if r.code != 0 || got.String() != text || len(lines) < 3 {
 		t.Fatalf("read --server --all: exit %d, %d pages, equal %v: %s", r.code, len(lines), got.String() == text, r.stderr)
 	}
-	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", wire.FileURI(path))
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", fileuri.Of(path))
 	first := decodePage(t, r.stdout)
-	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--cursor", *first.NextCursor, wire.FileURI(path))
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--cursor", *first.NextCursor, fileuri.Of(path))
 	if second := decodePage(t, r.stdout); !strings.HasPrefix(text[len(first.Content):], second.Content) {
 		t.Fatal("the second page does not follow the first")
 	}
 	// Text pages through the server, from a line: the block decodes alone
 	// and starts at that line.
-	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--format", "text", "--line", "3", wire.FileURI(path))
+	r = folio(t, "", "read", "--server", p.endpoint, "--token", ci, "--max-tokens", "500", "--format", "text", "--line", "3", fileuri.Of(path))
 	third := strings.SplitAfterN(text, "\n", 3)[2]
 	if tp, err := pager.DecodeText([]byte(strings.TrimSuffix(r.stdout, "\n"))); err != nil || !tp.HasMore || !strings.HasPrefix(third, tp.Content) || tp.Content == "" {
 		t.Fatalf("read --server --format text --line 3: exit %d, %v: %.200q", r.code, err, r.stdout)
