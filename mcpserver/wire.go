@@ -101,31 +101,38 @@ func (s *Server) wired(t mcp.Transport) mcp.Transport {
 	if s.cfg.Telemetry == nil {
 		return t
 	}
-	return wiredTransport{Transport: t, ids: &s.ids}
+	return requestIDTransport{Transport: t, ids: &s.ids}
 }
 
-type wiredTransport struct {
+// requestIDTransport is a transport whose connections are
+// requestIDConns.
+type requestIDTransport struct {
 	mcp.Transport
 	ids *requestIDs
 }
 
-func (t wiredTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t requestIDTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &wiredConn{Connection: c, ids: t.ids, open: map[jsonrpc.ID]*mcp.RequestExtra{}}, nil
+	return &requestIDConn{Connection: c, ids: t.ids, open: map[jsonrpc.ID]*mcp.RequestExtra{}}, nil
 }
 
-// wiredConn is a connection of wiredTransport's.
-type wiredConn struct {
+// requestIDConn is a connection of requestIDTransport's: a client's to
+// folio, that keeps the id of each request read until folio writes its
+// answer. Of the three wrappers of go-sdk connections that read the
+// messages passing, it is the one on the server's side; telemetry's
+// tracedConn and upstream's watchedConn wrap folio's connections to
+// upstream servers, for other ends (see tracedConn).
+type requestIDConn struct {
 	mcp.Connection
 	ids  *requestIDs
 	mu   sync.Mutex
 	open map[jsonrpc.ID]*mcp.RequestExtra // the requests not yet answered
 }
 
-func (c *wiredConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *requestIDConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.IsCall() && req.Extra == nil {
 		extra := &mcp.RequestExtra{}
@@ -148,7 +155,7 @@ func (c *wiredConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-func (c *wiredConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *requestIDConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 		c.mu.Lock()
 		if extra := c.open[resp.ID]; extra != nil {
@@ -160,7 +167,7 @@ func (c *wiredConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-func (c *wiredConn) Close() error {
+func (c *requestIDConn) Close() error {
 	c.mu.Lock()
 	for id, extra := range c.open {
 		delete(c.open, id)
@@ -171,7 +178,7 @@ func (c *wiredConn) Close() error {
 }
 
 // forget drops extra's id.
-func (c *wiredConn) forget(extra *mcp.RequestExtra) {
+func (c *requestIDConn) forget(extra *mcp.RequestExtra) {
 	c.ids.mu.Lock()
 	delete(c.ids.by, extra)
 	c.ids.mu.Unlock()

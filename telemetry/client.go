@@ -54,25 +54,38 @@ func (in *Instruments) ClientTransport(t mcp.Transport, e Endpoint) mcp.Transpor
 	if in == nil {
 		return t
 	}
-	return clientTransport{Transport: t, in: in, e: e}
+	return tracedTransport{Transport: t, in: in, e: e}
 }
 
-type clientTransport struct {
+// tracedTransport is the transport ClientTransport makes: its
+// connections are tracedConns.
+type tracedTransport struct {
 	mcp.Transport
 	in *Instruments
 	e  Endpoint
 }
 
-func (t clientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t tracedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &clientConn{Connection: c, calls: newClientCalls(t.in, t.e)}, nil
+	return &tracedConn{Connection: c, calls: newClientCalls(t.in, t.e)}, nil
 }
 
-// clientConn is a connection of clientTransport's.
-type clientConn struct {
+// tracedConn is a connection of tracedTransport's: folio's, to an MCP
+// server, each request it writes traced as a span until its answer is
+// read. It is one of three wrappers of a go-sdk connection that read the
+// messages passing, each for its own owner, and they stay apart:
+// tracedConn (here) traces folio's requests to a server, and is there
+// only when telemetry is on; upstream's watchedConn, under it on a
+// gateway's connection, keeps what the gateway must know of an
+// upstream's answers (its tools/list, an answer's size, progress);
+// mcpserver's requestIDConn is on the other side, a client's connection
+// to folio, and keeps the id of each request folio answers, for observe.
+// They share only their shape (a request written or read, matched with
+// its answer by id); what each does at each message is its own.
+type tracedConn struct {
 	mcp.Connection
 	calls *clientCalls
 
@@ -82,7 +95,7 @@ type clientConn struct {
 }
 
 // clientCalls is what is traced of one connection folio makes to an MCP
-// server, wherever its messages are read: by the connection (clientConn),
+// server, wherever its messages are read: by the connection (tracedConn),
 // or in its HTTP exchanges (clientHTTP).
 type clientCalls struct {
 	in      *Instruments
@@ -120,7 +133,7 @@ const (
 	methodCancelled  = "notifications/cancelled"
 )
 
-func (c *clientConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *tracedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	req, ok := msg.(*jsonrpc.Request)
 	switch {
 	case !ok:
@@ -363,7 +376,7 @@ func (c *clientCalls) close(lost bool) {
 	}
 }
 
-func (c *clientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *tracedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err != nil {
 		c.mu.Lock()
@@ -377,7 +390,7 @@ func (c *clientConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
-func (c *clientConn) Close() error {
+func (c *tracedConn) Close() error {
 	c.mu.Lock()
 	c.closing = true
 	lost := c.lost

@@ -344,7 +344,7 @@ func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.C
 }
 
 // clientSpanKey is where StartClient leaves its span in the context, for
-// the connection that writes the request (see clientConn.Write).
+// the connection that writes the request (see tracedConn.Write).
 type clientSpanKey struct{}
 
 func (in *Instruments) start(ctx context.Context, op Operation, server bool) (context.Context, *Span) {

@@ -103,7 +103,12 @@ func (t watchedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // watchedConn is a connection to an upstream, watched as its messages
-// pass.
+// pass, for the gateway: the tools a tools/list answer gives, the size of
+// an answer a call waits for, and progress notifications. It is not
+// telemetry's tracedConn, which wraps it when telemetry is on and traces
+// the same requests as spans, nor mcpserver's requestIDConn, on a
+// client's connection to folio (see tracedConn for why the three stay
+// apart).
 type watchedConn struct {
 	mcp.Connection
 	w     *watch
