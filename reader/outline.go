@@ -13,6 +13,7 @@ import (
 	"github.com/folio-mcp/folio/outline"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Bounds of the work of one outline of a directory: past any of them it
@@ -137,7 +138,7 @@ func (r *Reader) fileOutline(ctx context.Context, f fsview.File, req OutlineRequ
 		if from+n == len(doc.Sections) {
 			out.NextCursor = ""
 			if len(doc.Sections) == 0 {
-				return "[folio] no headings\n"
+				return wire.Note("no headings")
 			}
 			return ""
 		}
@@ -233,7 +234,7 @@ func (r *Reader) dirOutline(ctx context.Context, d fsview.File, req OutlineReque
 		}
 		var b strings.Builder
 		for _, note := range notes {
-			b.WriteString("[folio] " + note + "\n")
+			b.WriteString(wire.Note(note))
 		}
 		out.NextCursor = ""
 		if resume != "" {

@@ -1,7 +1,8 @@
 // Package wire is folio's tool contract as it crosses the wire: the
 // arguments and answers of its tools, the limits of those arguments, the
-// _meta keys of their answers, and the tools' input schemas, derived from
-// the argument types. The server (mcpserver) and its client (remote) both
+// _meta keys of their answers, the tools' input schemas, derived from
+// the argument types, and the prefix that starts an answer's notes
+// (NotePrefix). The server (mcpserver) and its client (remote) both
 // speak it from here; it depends on nothing of the server, so that a
 // client does not build the server's packages.
 package wire
