@@ -101,9 +101,13 @@ func checkQuery(q Query) error {
 		return bad("limit must be 1 or more")
 	case q.Page != nil && *q.Page < 1:
 		return bad("page counts from 1")
-	case q.MaxTokens != nil && *q.MaxTokens < 1:
-		return bad("max_tokens must be 1 or more")
-	case len(q.Fields) > maxFields:
+	}
+	if q.MaxTokens != nil {
+		if e := wire.CheckMaxTokens(*q.MaxTokens, wire.MaxTokensLimit); e != nil {
+			return e
+		}
+	}
+	if len(q.Fields) > maxFields {
 		return bad("fields takes at most %d keys", maxFields)
 	}
 	return nil

@@ -71,8 +71,8 @@ type Outline struct {
 // version_conflict); a directory's cursor carries the path it goes on
 // after.
 func (r *Reader) Outline(ctx context.Context, req OutlineRequest) (*Outline, error) {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return nil, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return nil, e
 	}
 	f, err := r.fs.Resolve(req.Name)
 	if err != nil {
