@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-mcp/folio/internal/rank"
 	"github.com/folio-mcp/folio/outline"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // candidates is how many ranked passages an answer considers.
@@ -158,7 +159,7 @@ func pack(q Query, hits []Hit, files map[string]*fresh, count func(string) int) 
 	}
 	tail := ""
 	if note != "" {
-		tail = "[folio] " + note + "\n"
+		tail = wire.Note(note)
 	}
 	used := count(tail)
 	if used > q.MaxTokens {

@@ -3,11 +3,14 @@ package docsearch
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/folio-mcp/folio/fsview"
 )
 
 // BenchmarkIndex indexes the fixture's Markdown documents 20 times over,
@@ -101,5 +104,33 @@ func BenchmarkReindex(b *testing.B) {
 				ix.Put("changed.html", "v", text)
 			}
 		})
+	}
+}
+
+// BenchmarkAsk answers the fixture's questions through a Tree over the
+// fixture's corpus, as search_docs does: the search, and the reading (and
+// versioning) of each document an answer quotes.
+func BenchmarkAsk(b *testing.B) {
+	root, err := filepath.Abs(filepath.Join(fixture, "corpus"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs, err := fsview.Open([]string{root}, fsview.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fs.Close()
+	tr := NewTree(fs, TreeOptions{})
+	if err := tr.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	qs := questions(b)
+	count := func(s string) int { return len(s) / 4 }
+	i := 0
+	for b.Loop() {
+		if _, err := tr.Ask(context.Background(), fs, "", Query{Text: qs[i%len(qs)].Question, MaxTokens: 2000}, count); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -262,16 +263,7 @@ func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, c
 		q.Note = joinNote(q.Note, fmt.Sprintf("the index stopped at its %d-byte cap: some documents are not searched", t.maxBytes))
 	}
 	read := func(ctx context.Context, name string) ([]byte, string, error) {
-		f, err := cfs.Regular(name)
-		if err != nil {
-			return nil, "", err
-		}
-		s, err := cfs.Content(ctx, f)
-		if err != nil {
-			return nil, "", err
-		}
-		s.Release()
-		return s.Window, fsview.VersionOf(s.Window).String(), nil
+		return readVersion(ctx, cfs, name)
 	}
 	ans, err := t.Index().Answer(ctx, q, count, read)
 	if err != nil || ans.Found > 0 || fixtures {
@@ -285,6 +277,28 @@ func (t *Tree) Ask(ctx context.Context, cfs *fsview.FS, under string, q Query, c
 	}
 	q.Note = joinNote(q.Note, fmt.Sprintf("test fixtures match (%s, say), which are searched only with a path inside their folder", hits[0].Path))
 	return t.Index().Answer(ctx, q, count, read)
+}
+
+// readVersion reads the document name through the view cfs whole, with
+// its version: the view's (see fsview.FS.Snapshot), the BLAKE3 of the
+// very bytes given, hashed while they were read or remembered from an
+// earlier read of the file unchanged since, so that a document is not
+// hashed again each time it is quoted. A file that grew while it was read
+// is given as it was opened, its version that of the bytes given.
+func readVersion(ctx context.Context, cfs *fsview.FS, name string) ([]byte, string, error) {
+	f, err := cfs.Regular(name)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := cfs.Snapshot(ctx, f, 0, math.MaxInt64)
+	if err != nil {
+		return nil, "", err
+	}
+	s.Release()
+	if !s.EOF() {
+		return s.Window, fsview.VersionOf(s.Window).String(), nil
+	}
+	return s.Window, s.Version.String(), nil
 }
 
 // fixtureDirs are the names of the folders that hold test fixtures by

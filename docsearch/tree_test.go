@@ -147,3 +147,68 @@ func TestTreeFixtures(t *testing.T) {
 		}
 	}
 }
+
+// passageVersion finds each passage's path and version in an answer.
+var passageVersion = regexp.MustCompile(`(?m)^(\S+):\d+-\d+ @(\S+)`)
+
+// TestTreeAskVersions: each passage is quoted with the version of the
+// very bytes it is quoted from, the view's: over files that hold still
+// (the fixture's corpus, whose versions the view remembers after the
+// first answer) and over a file changed after it was indexed (quoted
+// from its new text, by its new version).
+func TestTreeAskVersions(t *testing.T) {
+	count := func(s string) int { return len(s) / 4 }
+	check := func(t *testing.T, root, question, want string, change bool) {
+		t.Helper()
+		fs, err := fsview.Open([]string{root}, fsview.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fs.Close()
+		tr := NewTree(fs, TreeOptions{})
+		if err := tr.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			ans, err := tr.Ask(context.Background(), fs, "", Query{Text: question, MaxTokens: 2000}, count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := passageVersion.FindAllStringSubmatch(ans.Text, -1)
+			if len(ms) == 0 || !strings.Contains(ans.Text, want) {
+				t.Fatalf("answer %d has no passage with %q:\n%s", i, want, ans.Text)
+			}
+			for _, m := range ms {
+				text, err := os.ReadFile(filepath.Join(root, m[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := fsview.VersionOf(text).String(); m[2] != v {
+					t.Errorf("answer %d quotes %s @%s, its version is %s", i, m[1], m[2], v)
+				}
+			}
+			if i == 0 && change {
+				// Changed after it was indexed: same size, another word.
+				if err := os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nThe kestrel hovers down.\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				want = "kestrel hovers down."
+			}
+		}
+	}
+	t.Run("corpus", func(t *testing.T) {
+		root, err := filepath.Abs(filepath.Join(fixture, "corpus"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := questions(t)[0]
+		check(t, root, q.Question, "@", false)
+	})
+	t.Run("changed", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\n\nThe kestrel hovers high.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, root, "kestrel hovers", "kestrel hovers high.", true)
+	})
+}

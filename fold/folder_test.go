@@ -160,6 +160,8 @@ func TestQueryErrors(t *testing.T) {
 		{Query{Path: "entries", Offset: ip(2001)}, toolerr.CodeInvalidArgument, "offset 2001 is past the end"},
 		{Query{Path: "entries", Offset: ip(-1)}, toolerr.CodeInvalidArgument, "offset must be 0 or more"},
 		{Query{Path: "entries", Limit: ip(0)}, toolerr.CodeInvalidArgument, "limit must be 1 or more"},
+		{Query{Path: "entries", MaxTokens: ip(0)}, toolerr.CodeInvalidArgument, "max_tokens must be between 1 and 16777216"},
+		{Query{Path: "entries", MaxTokens: ip(1<<24 + 1)}, toolerr.CodeInvalidArgument, "max_tokens must be between 1 and 16777216"},
 		{Query{Path: "entries", Fields: []string{"nope"}}, toolerr.CodeInvalidArgument, `field "nope"`},
 		{Query{Path: "uri", Fields: []string{"a"}}, toolerr.CodeInvalidArgument, "is a string"},
 		{Query{Path: "truncated", Offset: ip(1)}, toolerr.CodeInvalidArgument, "is a boolean"},

@@ -11,6 +11,7 @@ import (
 	"github.com/folio-mcp/folio/internal/jsonvalue"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Default slice lengths of Query, the most fields it takes, and the most
@@ -100,9 +101,13 @@ func checkQuery(q Query) error {
 		return bad("limit must be 1 or more")
 	case q.Page != nil && *q.Page < 1:
 		return bad("page counts from 1")
-	case q.MaxTokens != nil && *q.MaxTokens < 1:
-		return bad("max_tokens must be 1 or more")
-	case len(q.Fields) > maxFields:
+	}
+	if q.MaxTokens != nil {
+		if e := wire.CheckMaxTokens(*q.MaxTokens, wire.MaxTokensLimit); e != nil {
+			return e
+		}
+	}
+	if len(q.Fields) > maxFields {
 		return bad("fields takes at most %d keys", maxFields)
 	}
 	return nil
@@ -552,9 +557,9 @@ func (f *Folder) textRun(q Query, raw []byte) (Answer, error) {
 		}
 		b := append([]byte(rest[:end]), '\n')
 		if offset+n < total {
-			return fmt.Appendf(b, "[folio] characters %d-%d of %d; more: result_query {\"handle\":%q,\"offset\":%d%s}", offset, offset+n, total, q.Handle, offset+n, runArgs(q))
+			return fmt.Appendf(append(b, wire.NotePrefix...), "characters %d-%d of %d; more: result_query {\"handle\":%q,\"offset\":%d%s}", offset, offset+n, total, q.Handle, offset+n, runArgs(q))
 		}
-		return fmt.Appendf(b, "[folio] characters %d-%d of %d, the end", offset, offset+n, total)
+		return fmt.Appendf(append(b, wire.NotePrefix...), "characters %d-%d of %d, the end", offset, offset+n, total)
 	}
 	n := len(ends)
 	if q.MaxTokens == nil {

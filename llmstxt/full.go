@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/folio-mcp/folio/wire"
 )
 
 // fullLayout is the line of llms-full.txt that says how it is laid out.
@@ -59,7 +61,7 @@ func (m *maker) writeDoc(rel string, src []byte) error {
 // documents were left out, when any were.
 func (m *maker) writeFullEnd() {
 	if m.fullLeft > 0 {
-		m.put(fmt.Sprintf("[folio] %s stops at its bound of %d bytes: %d more documents are not in it; read them by their own paths.\n", FullName, m.opt.MaxFullBytes, m.fullLeft))
+		m.put(wire.Note(fmt.Sprintf("%s stops at its bound of %d bytes: %d more documents are not in it; read them by their own paths.", FullName, m.opt.MaxFullBytes, m.fullLeft)))
 	}
 }
 

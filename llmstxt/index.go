@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-mcp/folio/outline"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // maxNote bounds a link's note, in characters.
@@ -128,7 +129,7 @@ func (m *maker) index() []byte {
 		writeSection(&b, s)
 	}
 	if m.unlisted > 0 {
-		fmt.Fprintf(&b, "\n[folio] %s stops at its bound of %d bytes: %d more documents are not listed.\n", IndexName, m.opt.MaxIndexBytes, m.unlisted)
+		b.WriteString("\n" + wire.Note(fmt.Sprintf("%s stops at its bound of %d bytes: %d more documents are not listed.", IndexName, m.opt.MaxIndexBytes, m.unlisted)))
 	}
 	return []byte(b.String())
 }

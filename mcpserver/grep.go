@@ -117,9 +117,7 @@ func grepText(out search.Result, groups bool) (string, int) {
 		notes = append(notes, fmt.Sprintf(`lines over %d characters were cut: read one whole with read {"path":%s,"line":%d,"max_tokens":2000}`, reader.MaxLineChars, quote(cut.Path), cut.Line))
 	}
 	for _, n := range notes {
-		b.WriteString("[folio] ")
-		b.WriteString(n)
-		b.WriteByte('\n')
+		b.WriteString(wire.Note(n))
 	}
 	return b.String(), matches
 }

@@ -159,9 +159,7 @@ func (s *Server) listAnswer(c *caller, out wire.Listing, notes []string, details
 			b.WriteByte('\n')
 		}
 		for _, n := range notes {
-			b.WriteString("[folio] ")
-			b.WriteString(n)
-			b.WriteByte('\n')
+			b.WriteString(wire.Note(n))
 		}
 	}
 	if details {

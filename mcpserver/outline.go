@@ -33,7 +33,7 @@ func (s *Server) outline(ctx context.Context, _ *mcp.CallToolRequest, c *caller,
 	}
 	req := reader.OutlineRequest{Name: a.Path, Subject: c.subject, MaxTokens: s.cfg.LineMaxTokens, MaxBytes: s.cfg.MaxAnswerBytes, Cursor: a.Cursor,
 		More: func(name, cursor string) string {
-			return fmt.Sprintf(`[folio] more: outline {"path":%s,"cursor":%s}`, quote(name), quote(cursor))
+			return wire.NotePrefix + fmt.Sprintf(`more: outline {"path":%s,"cursor":%s}`, quote(name), quote(cursor))
 		}}
 	if a.MaxTokens != nil {
 		req.MaxTokens = *a.MaxTokens

@@ -76,7 +76,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 			return s.toolError(err)
 		}
 		if left < minLineTokens {
-			fmt.Fprintf(&b, "[folio] the answer's cap of %d tokens is spent; not read: %s; read them in another call\n", s.cfg.LineMaxTokens, strings.Join(a.Paths[i:], ", "))
+			b.WriteString(wire.Note(fmt.Sprintf("the answer's cap of %d tokens is spent; not read: %s; read them in another call", s.cfg.LineMaxTokens, strings.Join(a.Paths[i:], ", "))))
 			break
 		}
 		lr.Name, lr.MaxTokens = name, left
@@ -111,7 +111,7 @@ func joinFooter(l *reader.Lines) string {
 // version is in _meta).
 func lineFooter(l *reader.Lines) string {
 	var b strings.Builder
-	b.WriteString("[folio] ")
+	b.WriteString(wire.NotePrefix)
 	switch {
 	case l.Total == 0:
 		b.WriteString("empty file")

@@ -293,7 +293,7 @@ func (s *Server) found(st *searchState, c *caller, query string, limit int) stri
 		}
 	}
 	if n == 0 {
-		return "[folio] no tool matches: say the task in other words\n"
+		return wire.Note("no tool matches: say the task in other words")
 	}
 	return b.String()
 }

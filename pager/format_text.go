@@ -62,7 +62,7 @@ func appendFooter(b []byte, first, last int, version, cursor string) []byte {
 
 // footerPrefix ends the content of a page in the Text format and starts
 // its footer line.
-const footerPrefix = "\n[folio] "
+const footerPrefix = "\n" + wire.NotePrefix
 
 // decode parses a text page: it must hold End bytes of content; its URI
 // and version are the page's own fields (its footer may hold the version,

@@ -15,6 +15,7 @@ import (
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/pager/bpe"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // ChunkRequest asks for the raw chunks of a text as it streams in.
@@ -39,8 +40,8 @@ type ChunkRequest struct {
 // the chunks before it have been given. Each chunk is given with its
 // tokens, as the counter counts it.
 func Chunks(ctx context.Context, src io.Reader, req ChunkRequest, yield func(chunk []byte, tokens int) error) error {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return e
 	}
 	window := int(pager.WindowBytes(req.Counter, req.MaxTokens))
 	buf := make([]byte, 0, window+64<<10)

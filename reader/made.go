@@ -10,6 +10,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // PageOf is Page of text that is no file but is made again on each call
@@ -18,8 +19,8 @@ import (
 // subject: text made differently since the cursor was issued is a
 // version_conflict. req.Name is not used.
 func (r *Reader) PageOf(ctx context.Context, text []byte, uri string, req PageRequest) (pager.Page, error) {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return pager.Page{}, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return pager.Page{}, e
 	}
 	if err := fsview.CheckText(text, uri); err != nil {
 		return pager.Page{}, toolerr.From(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/folio-mcp/folio/outline"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // Bounds of the work of one outline of a directory: past any of them it
@@ -71,8 +72,8 @@ type Outline struct {
 // version_conflict); a directory's cursor carries the path it goes on
 // after.
 func (r *Reader) Outline(ctx context.Context, req OutlineRequest) (*Outline, error) {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return nil, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return nil, e
 	}
 	f, err := r.fs.Resolve(req.Name)
 	if err != nil {
@@ -138,7 +139,7 @@ func (r *Reader) fileOutline(ctx context.Context, f fsview.File, req OutlineRequ
 		if from+n == len(doc.Sections) {
 			out.NextCursor = ""
 			if len(doc.Sections) == 0 {
-				return "[folio] no headings\n"
+				return wire.Note("no headings")
 			}
 			return ""
 		}
@@ -234,7 +235,7 @@ func (r *Reader) dirOutline(ctx context.Context, d fsview.File, req OutlineReque
 		}
 		var b strings.Builder
 		for _, note := range notes {
-			b.WriteString("[folio] " + note + "\n")
+			b.WriteString(wire.Note(note))
 		}
 		out.NextCursor = ""
 		if resume != "" {

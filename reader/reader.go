@@ -61,8 +61,8 @@ type PageRequest struct {
 // page; a cursor is verified against the canonical URI and the subject, and
 // a changed file is a version_conflict.
 func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return pager.Page{}, toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return pager.Page{}, e
 	}
 	f, st, cl, err := r.start(req)
 	if err != nil {
@@ -142,8 +142,8 @@ func (r *Reader) lineOffset(snap *fsview.Snapshot, req PageRequest) (int64, erro
 // Pages writes every page from the cursor's offset (or the start) to the
 // end of the file, all from one snapshot.
 func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Page) error) error {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return e
 	}
 	f, st, cl, err := r.start(req)
 	if err != nil {
@@ -167,8 +167,8 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 // the text is gone: take every page at once. req.Name and req.Cursor are
 // not used.
 func (r *Reader) PagesOf(ctx context.Context, text []byte, uri string, req PageRequest, yield func(pager.Page) error) error {
-	if req.MaxTokens <= 0 || req.MaxTokens > MaxTokensLimit {
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
+	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
+		return e
 	}
 	if err := fsview.CheckText(text, uri); err != nil {
 		return toolerr.From(err)

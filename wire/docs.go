@@ -47,10 +47,8 @@ func (a SearchDocsArgs) Check() *toolerr.Error {
 		return toolerr.Invalid("query must be UTF-8 text of at most %d bytes: ask a shorter question", MaxQueryBytes)
 	case len(strings.Fields(a.Query)) > MaxQueryWords:
 		return toolerr.Invalid("query has more than %d words: ask a shorter question", MaxQueryWords)
-	case a.MaxTokens != nil && (*a.MaxTokens < 1 || *a.MaxTokens > MaxAnswerTokens):
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxAnswerTokens)
 	}
-	return nil
+	return checkMaxTokens(a.MaxTokens, MaxAnswerTokens)
 }
 
 // SearchDocsSchema is search_docs' input schema.

@@ -33,10 +33,7 @@ func (a OutlineArgs) Check() *toolerr.Error {
 	if e := a.Rename(); e != nil {
 		return e
 	}
-	if a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit) {
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
-	}
-	return nil
+	return checkMaxTokens(a.MaxTokens, MaxTokensLimit)
 }
 
 // OutlineSchema is outline's input schema.

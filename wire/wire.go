@@ -1,7 +1,8 @@
 // Package wire is folio's tool contract as it crosses the wire: the
 // arguments and answers of its tools, the limits of those arguments, the
-// _meta keys of their answers, and the tools' input schemas, derived from
-// the argument types. The server (mcpserver) and its client (remote) both
+// _meta keys of their answers, the tools' input schemas, derived from
+// the argument types, and the prefix that starts an answer's notes
+// (NotePrefix). The server (mcpserver) and its client (remote) both
 // speak it from here; it depends on nothing of the server, so that a
 // client does not build the server's packages.
 package wire
@@ -71,7 +72,8 @@ const (
 // Limits of the tools' arguments. The packages that do the work (reader,
 // search) hold their callers to the same limits, from here.
 const (
-	// MaxTokensLimit is the largest max_tokens a read accepts.
+	// MaxTokensLimit is the largest max_tokens read, outline and
+	// result_query accept (search_docs' is MaxAnswerTokens).
 	MaxTokensLimit = 1 << 24
 	// MaxPaths is the most files one line-mode read takes.
 	MaxPaths = 100
@@ -89,6 +91,25 @@ const (
 	DefaultFound = 5
 	MaxFound     = 20
 )
+
+// CheckMaxTokens is the one check of a budget: a max_tokens n out of 1 to
+// most is invalid_argument, in the same words for every tool and for the
+// packages that take a budget (reader, fold); nil when it is within.
+func CheckMaxTokens(n, most int) *toolerr.Error {
+	if n < 1 || n > most {
+		return toolerr.Invalid("max_tokens must be between 1 and %d", most)
+	}
+	return nil
+}
+
+// checkMaxTokens is CheckMaxTokens of an argument that may be absent
+// (nil), as it may be in every tool's arguments.
+func checkMaxTokens(n *int, most int) *toolerr.Error {
+	if n == nil {
+		return nil
+	}
+	return CheckMaxTokens(*n, most)
+}
 
 // Args are a tool's arguments: Check reports the first argument out of
 // its limits or out of place beside the others, as invalid_argument, or
@@ -157,9 +178,11 @@ func (a ReadArgs) Check() *toolerr.Error {
 		return toolerr.Invalid("path is required: the file to read")
 	case a.Cursor != "" && a.MaxTokens == nil:
 		return toolerr.Invalid("a cursor continues a paged read: pass max_tokens with it")
-	case a.MaxTokens != nil && (*a.MaxTokens <= 0 || *a.MaxTokens > MaxTokensLimit):
-		return toolerr.Invalid("max_tokens must be between 1 and %d", MaxTokensLimit)
-	case a.Format != "" && !paged:
+	}
+	if e := checkMaxTokens(a.MaxTokens, MaxTokensLimit); e != nil {
+		return e
+	}
+	if a.Format != "" && !paged {
 		return toolerr.Invalid("format is a page format: pass max_tokens with it")
 	}
 	return a.checkLines(paged)

@@ -208,3 +208,43 @@ func TestNoServerPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxTokens: every tool that takes max_tokens holds it to its bounds
+// with the one check, in the same words.
+func TestMaxTokens(t *testing.T) {
+	n := func(v int) *int { return &v }
+	read := "max_tokens must be between 1 and 16777216"
+	docs := "max_tokens must be between 1 and 32000"
+	for _, tc := range []struct {
+		args Args
+		want string // "" for no error
+	}{
+		{ReadArgs{Path: "a", MaxTokens: n(1)}, ""},
+		{ReadArgs{Path: "a", MaxTokens: n(MaxTokensLimit)}, ""},
+		{ReadArgs{Path: "a", MaxTokens: n(0)}, read},
+		{ReadArgs{Path: "a", MaxTokens: n(-5)}, read},
+		{ReadArgs{Path: "a", MaxTokens: n(MaxTokensLimit + 1)}, read},
+		{OutlineArgs{}, ""},
+		{OutlineArgs{MaxTokens: n(MaxTokensLimit)}, ""},
+		{OutlineArgs{MaxTokens: n(0)}, read},
+		{OutlineArgs{MaxTokens: n(MaxTokensLimit + 1)}, read},
+		{SearchDocsArgs{Query: "how", MaxTokens: n(MaxAnswerTokens)}, ""},
+		{SearchDocsArgs{Query: "how", MaxTokens: n(0)}, docs},
+		{SearchDocsArgs{Query: "how", MaxTokens: n(MaxAnswerTokens + 1)}, docs},
+	} {
+		e := tc.args.Check()
+		got := ""
+		if e != nil {
+			got = e.Message
+			if e.Code != toolerr.CodeInvalidArgument {
+				t.Errorf("%+v: code %s", tc.args, e.Code)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	if e := CheckMaxTokens(MaxTokensLimit+1, MaxTokensLimit); e == nil || e.Message != read {
+		t.Errorf("CheckMaxTokens(MaxTokensLimit+1): %v", e)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/internal/mcptest"
+	"github.com/folio-mcp/folio/wire"
 )
 
 // A search: folio's grep arguments and ripgrep's flags for the same.
@@ -130,13 +131,13 @@ func folioGrep(ctx context.Context, cs *mcp.ClientSession, s search) []string {
 		log.Fatalf("grep: %s", text.String())
 	}
 	// The answer: a path, then its lines as N:text, files apart by an
-	// empty line; a line that starts "[folio] " is a note.
+	// empty line; a line that starts wire.NotePrefix is a note.
 	var hits []string
 	path := ""
 	for line := range strings.Lines(text.String()) {
 		line = strings.TrimSuffix(line, "\n")
 		switch {
-		case strings.HasPrefix(line, "[folio] "):
+		case strings.HasPrefix(line, wire.NotePrefix):
 			log.Printf("folio: %s", line)
 		case line == "":
 			path = ""

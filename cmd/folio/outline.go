@@ -14,6 +14,7 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/reader"
 	"github.com/folio-mcp/folio/toolerr"
+	"github.com/folio-mcp/folio/wire"
 )
 
 func outlineCommand() *cli.Command {
@@ -79,7 +80,7 @@ func outlineAction(c *cli.Context) error {
 	rd := reader.New(fs, cursor.NewCodec(ring, c.Duration("cursor-ttl"), nil), counter)
 	o, err := rd.Outline(c.Context, reader.OutlineRequest{Name: path, Subject: reader.LocalSubject, MaxTokens: c.Int("max-tokens"), Cursor: c.String("cursor"),
 		More: func(_, next string) string {
-			return "[folio] more: folio outline --cursor " + shellWord(next) + " " + shellWord(arg)
+			return wire.NotePrefix + "more: folio outline --cursor " + shellWord(next) + " " + shellWord(arg)
 		}})
 	if err != nil {
 		return fail(c, false, localError(arg, err))
