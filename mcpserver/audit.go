@@ -3,63 +3,46 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/audit"
-	"github.com/folio-mcp/folio/upstream"
 )
 
-// auditCalls writes a record of each tool call to Config.Audit: who
-// called (subject, OAuth client, MCP client), which tool (and upstream),
-// how it went, how long it took, how large its arguments and answer were,
-// and its arguments only when the log keeps them.
+// auditCalls marks each tool call that reaches it for the audit log
+// (Config.Audit; nothing without one), and, once the call returns, sets
+// in its record who called (subject, OAuth client): recordCalls writes
+// the record (see auditCall).
 func (s *Server) auditCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	if s.cfg.Audit == nil {
 		return next
 	}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		call, ok := req.(*mcp.CallToolRequest)
-		if method != "tools/call" || !ok || call.Params == nil {
+		rec := recordOf(ctx)
+		if rec == nil || rec.called == nil {
 			return next(ctx, method, req)
 		}
-		start := time.Now()
-		// The arguments as they came: later stages may replace references
-		// in them.
-		args := slices.Clone(call.Params.Arguments)
 		res, err := next(ctx, method, req)
-		r := audit.Record{Time: start, Tool: call.Params.Name, Ms: float64(time.Since(start).Microseconds()) / 1000,
-			ArgBytes: len(args), Args: json.RawMessage(args), Outcome: "ok"}
+		rec.audited = true
 		if c, cerr := s.caller(ctx); cerr == nil {
-			r.Subject, r.ClientID = c.subject, c.clientID
-		}
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-			if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-				r.Client = p.ClientInfo.Name
-			}
-		}
-		if up, _, ok := strings.Cut(r.Tool, upstream.Separator); ok && ownTool(r.Tool) == nil {
-			r.Upstream = up
-		}
-		switch result, _ := res.(*mcp.CallToolResult); {
-		case err != nil:
-			r.Outcome, r.Error = "refused", err.Error()
-		case result != nil:
-			if result.IsError {
-				r.Outcome = "tool_error"
-			}
-			for _, c := range result.Content {
-				if t, ok := c.(*mcp.TextContent); ok {
-					r.AnswerBytes += len(t.Text)
-				}
-			}
-		}
-		if werr := s.cfg.Audit.Write(r); werr != nil {
-			s.log.Warn("audit record not written", "tool", r.Tool, "err", werr)
+			rec.Subject, rec.ClientID = c.subject, c.clientID
 		}
 		return res, err
+	}
+}
+
+// auditCall writes the record of a tool call to Config.Audit: who called
+// (subject, OAuth client, MCP client), which tool (and upstream), how it
+// went, how long it took, how large its arguments and answer were, and
+// its arguments only when the log keeps them.
+func (s *Server) auditCall(rec *callRecord) {
+	r := audit.Record{Time: rec.Start, Subject: rec.Subject, ClientID: rec.ClientID, Client: rec.Client,
+		Tool: rec.Tool, Upstream: rec.target.upstream, Outcome: rec.Outcome, Ms: ms(rec.Duration),
+		ArgBytes: rec.ArgBytes, AnswerBytes: rec.AnswerBytes, Args: json.RawMessage(rec.Args)}
+	if rec.Err != nil {
+		r.Error = rec.Err.Error()
+	}
+	if werr := s.cfg.Audit.Write(r); werr != nil {
+		s.log.Warn("audit record not written", "tool", r.Tool, "err", werr)
 	}
 }

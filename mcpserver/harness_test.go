@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zeebo/blake3"
 
+	"github.com/folio-mcp/folio/audit"
 	"github.com/folio-mcp/folio/cursor"
 	"github.com/folio-mcp/folio/docsearch"
 	"github.com/folio-mcp/folio/fold"
@@ -157,6 +158,8 @@ type serverOpts struct {
 	noReferenceArgs bool
 	// docs indexes the served documents for search_docs.
 	docs bool
+	// audit is the audit log, none when nil.
+	audit *audit.Log
 }
 
 func (e *env) server(t testing.TB, o serverOpts) *Server {
@@ -166,7 +169,7 @@ func (e *env) server(t testing.TB, o serverOpts) *Server {
 	}
 	cfg := Config{FS: e.fs, Cursors: cursor.NewCodec(e.ring, time.Hour, time.Now), Counter: counter(t, o.counter), Stateless: o.stateless, Version: "test", Logger: o.log,
 		GrepTimeout: o.grepTimeout, MaxAnswerBytes: o.maxAnswerBytes, BodyTimeout: o.bodyTimeout, Gateway: o.gateway, NoReferenceArgs: o.noReferenceArgs,
-		ToolSearch: o.toolSearch, Telemetry: o.telemetry}
+		ToolSearch: o.toolSearch, Telemetry: o.telemetry, Audit: o.audit}
 	if o.store == nil {
 		o.store = fold.NewMemoryStore(100, fold.DefaultStoreMaxBytes, nil)
 	}

@@ -14,49 +14,63 @@ import (
 
 	"github.com/folio-mcp/folio/telemetry"
 	"github.com/folio-mcp/folio/upstream"
-	"github.com/folio-mcp/folio/wire"
 )
 
-// observe makes each request's span and records its duration, as the MCP
-// conventions have them (see telemetry), continuing the caller's trace
-// from the request's _meta, records the duration of each session that an
-// initialize begins, and counts the pages, tokens and folds of the
-// answers. What go-sdk's request does not say (the request's id; the
-// HTTP version and the client's address) it reads from the wire (see
-// wireOf). Without telemetry it is not in the way at all.
-func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
+// An observation is a request's span and, for an initialize, the
+// session it begins (see startObserving).
+type observation struct {
+	ctx     context.Context
+	span    *telemetry.Span
+	op      telemetry.Operation
+	ss      *mcp.ServerSession
+	session *telemetry.Session
+}
+
+// startObserving starts each request's span, as the MCP conventions have
+// them (see telemetry), continuing the caller's trace from the request's
+// _meta, and the duration of each session that an initialize begins: ctx
+// is the request's context with its span. What go-sdk's request does not
+// say (the request's id; the HTTP version and the client's address) it
+// reads from the wire (see wireOf). Without telemetry it is not in the
+// way at all (nil).
+func (s *Server) startObserving(ctx context.Context, rec *callRecord, method string, req mcp.Request) (context.Context, *observation) {
 	in := s.cfg.Telemetry
 	if in == nil {
-		return next
+		return ctx, nil
 	}
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		op, ss := s.operation(method, req)
-		ctx, span := in.StartServer(ctx, op)
-		var session *telemetry.Session
-		if method == "initialize" {
-			session = s.startSession(ss, op)
-		}
-		res, err := next(ctx, method, req)
-		if op.Unknown && op.Tool != "" && err == nil && s.offers(op.Tool) {
-			// An upstream tool called before the gateway knew its
-			// catalog, which the call waited for: it is one now.
-			span.SetKnown()
-		}
-		if init, ok := res.(*mcp.InitializeResult); ok && init != nil && err == nil {
-			span.SetProtocolVersion(init.ProtocolVersion)
-			if session != nil {
-				session.SetProtocolVersion(init.ProtocolVersion)
-				go func() { session.End(context.Background(), sessionError(ss.Wait())) }()
-			}
-		}
-		answer, _ := res.(*mcp.CallToolResult)
-		toolError := answer != nil && answer.IsError
-		if answer != nil && !toolError && s.counts != nil {
-			s.counts.answer(ctx, op.Tool, answer)
-		}
-		span.End(ctx, toolError, err)
-		return res, err
+	o := &observation{}
+	o.op, o.ss = s.operation(rec, method, req)
+	o.ctx, o.span = in.StartServer(ctx, o.op)
+	if method == "initialize" {
+		o.session = s.startSession(o.ss, o.op)
 	}
+	return o.ctx, o
+}
+
+// endObserving ends the request's span, which records its duration, and
+// counts the pages, tokens and folds of its answer, res, as its record
+// tells them.
+func (s *Server) endObserving(o *observation, rec *callRecord, res mcp.Result) {
+	if o == nil {
+		return
+	}
+	if o.op.Unknown && rec.called != nil && rec.Err == nil && s.offers(rec.called) {
+		// An upstream tool called before the gateway knew its
+		// catalog, which the call waited for: it is one now.
+		o.span.SetKnown()
+	}
+	if init, ok := res.(*mcp.InitializeResult); ok && init != nil && rec.Err == nil {
+		o.span.SetProtocolVersion(init.ProtocolVersion)
+		if o.session != nil {
+			o.session.SetProtocolVersion(init.ProtocolVersion)
+			session, ss := o.session, o.ss
+			go func() { session.End(context.Background(), sessionError(ss.Wait())) }()
+		}
+	}
+	if answer, _ := res.(*mcp.CallToolResult); answer != nil && rec.Outcome == "ok" && s.counts != nil {
+		s.counts.answer(o.ctx, rec)
+	}
+	o.span.End(o.ctx, rec.Outcome == "tool_error", rec.Err)
 }
 
 // operation is what a request's span and metrics say of it, read before
@@ -65,7 +79,7 @@ func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
 // _meta, and whether that name is one folio offers (see offers); and the
 // session it came on (nil for none), whose initialize may begin a
 // session's duration.
-func (s *Server) operation(method string, req mcp.Request) (telemetry.Operation, *mcp.ServerSession) {
+func (s *Server) operation(rec *callRecord, method string, req mcp.Request) (telemetry.Operation, *mcp.ServerSession) {
 	op := telemetry.Operation{Method: method, Transport: telemetry.TransportPipe}
 	extra := req.GetExtra()
 	if extra != nil && extra.Header != nil {
@@ -88,7 +102,7 @@ func (s *Server) operation(method string, req mcp.Request) (telemetry.Operation,
 		// go-sdk takes in only as it answers it.
 		op.ProtocolVersion, _ = op.Meta[mcp.MetaKeyProtocolVersion].(string)
 	}
-	op.Unknown = (op.Tool != "" && !s.offers(op.Tool)) || (op.Prompt != "" && op.Prompt != filePrompt)
+	op.Unknown = (rec.Called != "" && !s.offers(rec.called)) || (op.Prompt != "" && op.Prompt != filePrompt)
 	return op, ss
 }
 
@@ -146,25 +160,27 @@ func sessionError(err error) error {
 	return fmt.Errorf("%w: %v", telemetry.ErrSessionLost, err)
 }
 
-// offers reports whether name is a tool folio offers now: its own, the
-// search mode's, or one of the upstreams' catalog. Any other name is a
-// client's to make up, and is not a metric's series of its own.
-func (s *Server) offers(name string) bool {
-	if ownTool(name) != nil {
+// offers reports whether the target t names a tool folio offers now: its
+// own, the search mode's, or one of the upstreams' catalog as the gateway
+// has it now (not the session's: a name is a series of its own as soon
+// as any session may call it). Any other name is a client's to make up,
+// and is not a metric's series of its own.
+func (s *Server) offers(t *callTarget) bool {
+	if t.kind == targetOwn {
 		return true
 	}
 	g := s.cfg.Gateway
 	if g == nil || !g.Ready() {
 		return false
 	}
-	if metaTool(name) {
+	if t.kind == targetMeta {
 		return true
 	}
 	c, err := g.Catalog(context.Background()) // ready: it does not wait
 	if err != nil {
 		return false
 	}
-	_, ok := c.Lookup(name)
+	_, ok := c.Lookup(t.name)
 	return ok
 }
 
@@ -233,19 +249,21 @@ func (s *Server) addMetrics() error {
 	return nil
 }
 
-// answer counts what a tool's answer gave: a page or window of read (and
-// its tokens), a fold (and its preview's tokens).
-func (c *counts) answer(ctx context.Context, tool string, res *mcp.CallToolResult) {
-	tokens, _ := res.Meta[wire.MetaTokens].(int)
-	_, folded := res.Meta[wire.MetaResultHandle]
-	switch own := ownTool(tool); {
-	case own != nil && own.pages:
-		c.pages.Add(ctx, 1)
-	case folded:
-		c.folds.Add(ctx, 1, metric.WithAttributes(attribute.String("tool", tool)))
+// answer counts what a tool's answer gave, as its record tells it: a
+// page or window of read (and its tokens), a fold (and its preview's
+// tokens). The tool is the one called (call_tool, in search mode).
+func (c *counts) answer(ctx context.Context, rec *callRecord) {
+	if rec.called == nil {
+		return
 	}
-	if tokens > 0 {
-		c.tokens.Add(ctx, int64(tokens), metric.WithAttributes(c.tokenizer))
+	switch t := rec.called; {
+	case t.kind == targetOwn && t.own.pages:
+		c.pages.Add(ctx, 1)
+	case rec.Folded:
+		c.folds.Add(ctx, 1, metric.WithAttributes(attribute.String("tool", t.name)))
+	}
+	if rec.Tokens > 0 {
+		c.tokens.Add(ctx, int64(rec.Tokens), metric.WithAttributes(c.tokenizer))
 	}
 }
 

@@ -17,12 +17,13 @@ func (s *Server) pipeline() []mcp.Middleware {
 		// the answer as it leaves: outermost, so that every stage
 		// works with the SDK's types.
 		s.outgoing,
-		// Traces and measures each request as its client sees it
-		// (nothing without telemetry).
-		s.observe,
-		// Times and logs each request as its client sees it, refusals
-		// by later stages included.
-		s.logCalls,
+		// Each request's record (see callRecord), as its client sees
+		// it, refusals by later stages included: made as it comes in,
+		// with a tool call's target, filled once as its answer comes
+		// back, and then read by the audit log, the metrics and the
+		// trace (nothing without telemetry), and the log. No other
+		// stage times a request or measures its answer.
+		s.recordCalls,
 		// Ends a request's work when its HTTP client leaves: before any
 		// work is done.
 		s.followClient,
@@ -33,10 +34,11 @@ func (s *Server) pipeline() []mcp.Middleware {
 		// the state of the session: every later stage and handler asks
 		// here, so one request runs under one version of the tokens file.
 		s.identify,
-		// Writes each tool call to the audit log (nothing without one):
-		// after identify (who called), outside every stage that refuses
-		// or answers a call, and reading the call's tool once it returns,
-		// so that call_tool's is the tool it named.
+		// Marks each tool call for the audit log (nothing without one),
+		// which recordCalls writes: after identify (who called), outside
+		// every stage that refuses or answers a call. The record names
+		// the call's tool as it returns, so that call_tool's is the tool
+		// it named.
 		s.auditCalls,
 		// Holds read memory for each answer until it is written: outside
 		// every stage that makes or changes an answer, so that what is
@@ -122,22 +124,13 @@ func (s *Server) foldAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || answer == nil || answer.IsError {
 			return res, err
 		}
-		name := call.Params.Name
-		if own := ownTool(name); own != nil {
-			if own.folds {
-				return s.foldOwn(ctx, call, answer), nil
+		switch t := targetOf(ctx, call); {
+		case t.kind == targetOwn && t.own.folds:
+			return s.foldOwn(ctx, call, answer), nil
+		case t.kind == targetUpstream && s.cfg.Gateway != nil:
+			if catalog, tool, found, cerr := t.catalog(ctx, s); cerr == nil && found {
+				return s.foldUpstream(ctx, call, s.stateOf(catalog), tool.Def, answer), nil
 			}
-			return res, err
-		}
-		if s.cfg.Gateway == nil {
-			return res, err
-		}
-		catalog, cerr := s.sessionCatalog(ctx, call.GetSession())
-		if cerr != nil {
-			return res, err
-		}
-		if tool, ok := catalog.Lookup(name); ok {
-			return s.foldUpstream(ctx, call, s.stateOf(catalog), tool.Def, answer), nil
 		}
 		return res, err
 	}

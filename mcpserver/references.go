@@ -15,7 +15,6 @@ import (
 	"github.com/folio-mcp/folio/fsview"
 	"github.com/folio-mcp/folio/schema"
 	"github.com/folio-mcp/folio/toolerr"
-	"github.com/folio-mcp/folio/upstream"
 )
 
 // uriSuffix marks an argument that passes a value by reference: X_uri in
@@ -143,16 +142,13 @@ func (s *Server) unresolvedReference(key string, i, n int, many bool, err error)
 // caller's upstream catalog, the arguments folio invites references for
 // (none with NoReferenceArgs); folio's own tools declare none.
 func (s *Server) referenceArgs(ctx context.Context, call *mcp.CallToolRequest) (map[string]string, error) {
-	if s.cfg.Gateway == nil || s.cfg.NoReferenceArgs || !strings.Contains(call.Params.Name, upstream.Separator) {
+	t := targetOf(ctx, call)
+	if s.cfg.Gateway == nil || s.cfg.NoReferenceArgs || t.kind != targetUpstream {
 		return nil, nil
 	}
-	catalog, err := s.sessionCatalog(ctx, call.GetSession())
-	if err != nil {
+	catalog, tool, found, err := t.catalog(ctx, s)
+	if err != nil || !found {
 		return nil, err
-	}
-	tool, ok := catalog.Lookup(call.Params.Name)
-	if !ok {
-		return nil, nil
 	}
 	cs := s.stateOf(catalog)
 	v, ok := cs.referables.Load(tool.Def)

@@ -212,10 +212,14 @@ func (s *Server) listed(c *upstream.Catalog) []*mcp.Tool {
 func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
-		if s.cfg.Gateway == nil || method != "tools/call" || !ok || !metaTool(call.Params.Name) {
+		if s.cfg.Gateway == nil || method != "tools/call" || !ok {
 			return next(ctx, method, req)
 		}
-		catalog, err := s.sessionCatalog(ctx, call.GetSession())
+		t := targetOf(ctx, call)
+		if t.kind != targetMeta {
+			return next(ctx, method, req)
+		}
+		catalog, _, _, err := t.catalog(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -229,9 +233,11 @@ func (s *Server) searchTools(next mcp.MethodHandler) mcp.MethodHandler {
 		// The meta-tool works on the catalog judged here, however the
 		// gateway's changes meanwhile.
 		ctx = context.WithValue(ctx, searchKey{}, searched{catalog, st})
-		res, err := toolNamed(call.Params.Name).handler(s)(ctx, call)
+		res, err := t.own.handler(s)(ctx, call)
 		if res == nil && err == nil {
-			// call_tool made the call the one it names.
+			// call_tool made the call the one it names, judged by
+			// the same catalog.
+			targetOf(ctx, call).judged(catalog)
 			return next(ctx, method, req)
 		}
 		return res, err

@@ -393,24 +393,20 @@ func demoted(l slog.Level) slog.Level {
 	return l
 }
 
-// logCalls logs every request with its duration; a failed one as a warning.
-func (s *Server) logCalls(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		start := time.Now()
-		res, err := next(ctx, method, req)
-		attrs := []any{"method", method, "ms", float64(time.Since(start).Microseconds()) / 1000}
-		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-			attrs = append(attrs, "tool", p.Name)
-		}
-		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
-			attrs = append(attrs, "tool_error", true)
-		}
-		if err != nil {
-			s.log.Warn("request failed", append(attrs, "err", err)...)
-		} else {
-			s.log.Debug("request", attrs...)
-		}
-		return res, err
+// logRequest logs a request from its record, with its duration; a
+// failed one as a warning.
+func (s *Server) logRequest(rec *callRecord) {
+	attrs := []any{"method", rec.Method, "ms", ms(rec.Duration)}
+	if rec.called != nil {
+		attrs = append(attrs, "tool", rec.Tool)
+	}
+	if rec.Outcome == "tool_error" {
+		attrs = append(attrs, "tool_error", true)
+	}
+	if rec.Err != nil {
+		s.log.Warn("request failed", append(attrs, "err", rec.Err)...)
+	} else {
+		s.log.Debug("request", attrs...)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestToolTable: tools/list offers exactly the table's own tools, each as
@@ -18,12 +20,15 @@ func TestToolTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	named := func(name string) *callTarget {
+		return newTarget(&mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name}})
+	}
 	var want []string
 	for _, tt := range tools {
 		if !tt.meta && (tt.offered == nil || tt.offered(s)) {
 			want = append(want, tt.name)
 		}
-		if !tt.meta && !s.offers(tt.name) {
+		if !tt.meta && !s.offers(named(tt.name)) {
 			t.Errorf("%s: offers says no", tt.name)
 		}
 	}
@@ -48,7 +53,7 @@ func TestToolTable(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("tools/list %v, the table %v", got, want)
 	}
-	if s.offers("made_up") || ownTool("find_tools") != nil || !metaTool("find_tools") || metaTool("read") {
+	if s.offers(named("made_up")) || ownTool("find_tools") != nil || !metaTool("find_tools") || metaTool("read") {
 		t.Error("a name outside the table, or a meta-tool, is taken for one of folio's own tools")
 	}
 }

@@ -25,18 +25,20 @@ func (s *Server) upstreamTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Gateway == nil || (method != "tools/list" && method != "tools/call") {
 			return next(ctx, method, req)
 		}
-		if call, ok := req.(*mcp.CallToolRequest); ok && !strings.Contains(call.Params.Name, upstream.Separator) {
+		if method == "tools/list" {
+			catalog, err := s.sessionCatalog(ctx, req.GetSession())
+			if err != nil {
+				return nil, err
+			}
+			return s.listUpstreamTools(ctx, next, method, req, catalog)
+		}
+		call := req.(*mcp.CallToolRequest)
+		t := targetOf(ctx, call)
+		if t.kind != targetUpstream {
 			// One of folio's own: no need to wait for the upstreams.
 			return next(ctx, method, req)
 		}
-		catalog, err := s.sessionCatalog(ctx, req.GetSession())
-		if err != nil {
-			return nil, err
-		}
-		if method == "tools/list" {
-			return s.listUpstreamTools(ctx, next, method, req, catalog)
-		}
-		return s.callUpstreamTool(ctx, next, method, req.(*mcp.CallToolRequest), catalog)
+		return s.callUpstreamTool(ctx, next, method, call, t)
 	}
 }
 
@@ -65,9 +67,12 @@ func (s *Server) listUpstreamTools(ctx context.Context, next mcp.MethodHandler, 
 // the gateway's current catalog, and the arguments fit its input schema.
 // Then the upstream is called (see callRounds) and its failure or its
 // answer is passed on (see upstreamFailure and upstreamAnswer).
-func (s *Server) callUpstreamTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest, catalog *upstream.Catalog) (mcp.Result, error) {
-	tool, ok := catalog.Lookup(call.Params.Name)
-	if !ok {
+func (s *Server) callUpstreamTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest, t *callTarget) (mcp.Result, error) {
+	catalog, tool, found, err := t.catalog(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		if up, ours := s.cfg.Gateway.UpstreamOf(call.Params.Name); ours {
 			// Gone, or never there: say so, and what to do.
 			return errorResult(toolerr.New(toolerr.CodeNotFound, "%s is not offered: upstream %s has no such tool (now); list the tools again", call.Params.Name, up)), nil
