@@ -55,8 +55,8 @@ fuzz:
     go test ./mcpserver -run '^$' -fuzz FuzzAuthorization -fuzztime 60s
     go test ./mcpserver -run '^$' -fuzz FuzzRefArgs -fuzztime 60s
     go test ./oauth -run '^$' -fuzz FuzzVerify -fuzztime 60s
-    go test ./search -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
-    go test ./search -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
+    go test ./grep -run '^$' -fuzz FuzzGrepPattern -fuzztime 60s
+    go test ./grep -run '^$' -fuzz FuzzGrepChunks -fuzztime 60s
     go test ./internal/jsonvalue -run '^$' -fuzz FuzzParse -fuzztime 60s
     go test ./internal/jsonvalue -run '^$' -fuzz FuzzSkipValue -fuzztime 60s
     go test ./fold -run '^$' -fuzz FuzzParsePath -fuzztime 60s

@@ -16,10 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/grep"
 	"github.com/folio-mcp/folio/internal/atomicfile"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/tokens"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
@@ -385,8 +385,8 @@ func TestToolSchemas(t *testing.T) {
 		"read.max_tokens":         {1, reader.MaxTokensLimit},
 		"list.max_depth":          {0, -1},
 		"list.max_entries":        {1, wire.MaxEntriesLimit},
-		"grep.context":            {0, search.MaxContext},
-		"grep.max_matches":        {1, search.MaxMatchesLimit},
+		"grep.context":            {0, grep.MaxContext},
+		"grep.max_matches":        {1, grep.MaxMatchesLimit},
 		"result_query.offset":     {0, -1},
 		"result_query.limit":      {1, -1},
 		"result_query.page":       {1, -1},

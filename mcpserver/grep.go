@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/folio-mcp/folio/grep"
 	"github.com/folio-mcp/folio/reader"
-	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/wire"
 )
 
@@ -28,7 +28,7 @@ func init() {
 
 // grep answers a grep: the matching lines, as rg --heading -n writes them.
 func (s *Server) grep(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a wire.GrepArgs) (*mcp.CallToolResult, error) {
-	o := search.Options{Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.IgnoreCase,
+	o := grep.Options{Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.IgnoreCase,
 		MaxMatches: wire.DefaultMaxMatches, MaxBytes: s.cfg.MaxAnswerBytes, Timeout: s.cfg.GrepTimeout}
 	if a.Context != nil {
 		o.Context = *a.Context
@@ -36,7 +36,7 @@ func (s *Server) grep(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	if a.MaxMatches != nil {
 		o.MaxMatches = *a.MaxMatches
 	}
-	g, err := search.New(o)
+	g, err := grep.New(o)
 	if err != nil {
 		return s.toolError(err)
 	}
@@ -72,10 +72,10 @@ func answerPath(p string) string {
 // follows only when there is something to say: the answer was cut short,
 // lines were cut, nothing matched, or the glob matched no file. It returns
 // the text and the number of matching lines.
-func grepText(out search.Result, groups bool) (string, int) {
+func grepText(out grep.Result, groups bool) (string, int) {
 	var b strings.Builder
 	path, last, matches := "", 0, 0
-	var cut *search.Line
+	var cut *grep.Line
 	for i, l := range out.Matches {
 		if l.Path != path {
 			if path != "" {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-mcp/folio/grep"
 	"github.com/folio-mcp/folio/internal/mcptest"
-	"github.com/folio-mcp/folio/search"
 	"github.com/folio-mcp/folio/tokencount"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -21,16 +21,16 @@ import (
 // --heading -n writes, into lines (a path after a blank line or at the
 // start; then "N:text", "N-text" or "--"), its [folio] notes, and its
 // _meta.
-func grepResult(t *testing.T, r result) search.Result {
+func grepResult(t *testing.T, r result) grep.Result {
 	t.Helper()
 	if r.isError {
 		t.Fatalf("grep: %s", r.text)
 	}
-	var g search.Result
+	var g grep.Result
 	files, _ := r.meta[wire.MetaFilesSearched].(float64)
 	g.FilesSearched, _ = int(files), 0
 	g.Truncated, _ = r.meta[wire.MetaTruncated].(bool)
-	g.Matches = []search.Line{}
+	g.Matches = []grep.Line{}
 	path := ""
 	for line := range strings.Lines(r.text) {
 		line = strings.TrimSuffix(line, "\n")
@@ -53,14 +53,14 @@ func grepResult(t *testing.T, r result) search.Result {
 			if end < 0 || err != nil {
 				t.Fatalf("not a line of a grep answer: %q in\n%s", line, r.text)
 			}
-			g.Matches = append(g.Matches, search.Line{Path: path, Line: n, Text: line[end+1:], Context: line[end] == '-'})
+			g.Matches = append(g.Matches, grep.Line{Path: path, Line: n, Text: line[end+1:], Context: line[end] == '-'})
 		}
 	}
 	return g
 }
 
 // brief writes matches as rel:line:text, with "-" for context lines.
-func brief(_ *env, g search.Result) string {
+func brief(_ *env, g grep.Result) string {
 	var lines []string
 	for _, m := range g.Matches {
 		sep := ":"

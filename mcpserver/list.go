@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/folio-mcp/folio/fsview"
-	"github.com/folio-mcp/folio/search"
+	"github.com/folio-mcp/folio/grep"
 	"github.com/folio-mcp/folio/toolerr"
 	"github.com/folio-mcp/folio/wire"
 )
@@ -92,7 +92,7 @@ func (s *Server) listDir(ctx context.Context, c *caller, d fsview.File, a wire.L
 		if a.Glob != "" && !glob.Match(f.RelTo(d)) {
 			return nil
 		}
-		entrySize := len(`{"path":"","type":"file","size":,"mtime":"2006-01-02T15:04:05Z"},`) + 20 + search.JSONLen(f.Rel)
+		entrySize := len(`{"path":"","type":"file","size":,"mtime":"2006-01-02T15:04:05Z"},`) + 20 + grep.JSONLen(f.Rel)
 		if len(out.Entries) == maxEntries || size+entrySize > s.cfg.MaxAnswerBytes {
 			return errFull
 		}

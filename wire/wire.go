@@ -70,7 +70,7 @@ const (
 )
 
 // Limits of the tools' arguments. The packages that do the work (reader,
-// search) hold their callers to the same limits, from here.
+// grep) hold their callers to the same limits, from here.
 const (
 	// MaxTokensLimit is the largest max_tokens read, outline and
 	// result_query accept (search_docs' is MaxAnswerTokens).
@@ -264,7 +264,7 @@ type Entry struct {
 	MTime string `json:"mtime,omitempty"`
 }
 
-// GrepArgs are the arguments of grep; its answer is a search.Result.
+// GrepArgs are the arguments of grep; its answer is a grep.Result.
 type GrepArgs struct {
 	Pattern    string `json:"pattern"`
 	Path       string `json:"path,omitempty"`

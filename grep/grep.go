@@ -1,8 +1,8 @@
-// Package search is grep over an fsview: a regular expression (RE2) or
+// Package grep searches an fsview line by line: a regular expression (RE2) or
 // plain text matched against each line of every visible text file under a
 // path, several files at once, the matches given in walk order. Its time
 // and its answer are bounded.
-package search
+package grep
 
 import (
 	"bytes"
