@@ -166,11 +166,29 @@ func (s *Server) lookup(key string) (tokens.Identity, bool) {
 	return id, true
 }
 
+// requireToken refuses a request without a valid bearer token (see
+// verifyToken) with 401, when the server has tokens (a tokens file or
+// OAuth); a token may have no expiry, and with OAuth its expiry is judged
+// with the policy's leeway.
+func (s *Server) requireToken(next http.Handler) http.Handler {
+	if !s.authenticates() {
+		return next
+	}
+	opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
+	if s.cfg.OAuth != nil {
+		opts.ClockSkew = s.cfg.OAuth.Leeway()
+	}
+	return auth.RequireBearerToken(s.verifyToken, opts)(next)
+}
+
 // challenge makes the WWW-Authenticate of a 401 what RFC 6750 and the
 // MCP authorization specification ask: an error code when a bearer token
 // was shown, and with OAuth the scopes to ask for and where folio's
 // resource metadata is. (A 403 for a missing scope is requireScope's.)
 func (s *Server) challenge(next http.Handler) http.Handler {
+	if !s.authenticates() {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		scheme, _, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 		next.ServeHTTP(challenger{ResponseWriter: w, s: s, shown: strings.EqualFold(scheme, "bearer")}, r)
@@ -202,6 +220,9 @@ func (c challenger) WriteHeader(code int) {
 // insufficient_scope). A static token holds it (see verifyToken).
 func (s *Server) requireScope(next http.Handler) http.Handler {
 	o := s.cfg.OAuth
+	if o == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && !slices.Contains(ti.Scopes, o.RequiredScope()) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="folio", error="insufficient_scope", scope=%q, resource_metadata=%q`, o.RequiredScope(), o.MetadataURL()))

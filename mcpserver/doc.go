@@ -35,8 +35,8 @@
 //     (what an upstream asks the client within a call).
 //   - Auth: auth.go, who the caller is (bearer tokens, OAuth, the tokens
 //     file, the allow list's view) and the HTTP challenges.
-//   - The HTTP transport, http*.go: http.go (the handler folio serves,
-//     its stages in order), http_guard.go (body bounds, a request's
+//   - The HTTP transport, http*.go: http.go (the handler folio serves;
+//     httpStack, its stages in order), http_guard.go (body bounds, a request's
 //     context kept while it is handled), http_ratelimit.go (each
 //     subject's rate).
 package mcpserver

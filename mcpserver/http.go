@@ -16,25 +16,65 @@ import (
 // sessionTimeout closes an HTTP session idle this long.
 const sessionTimeout = 30 * time.Minute
 
-// Handler serves Streamable HTTP at /mcp: bearer tokens when the server has
-// a tokens file or OAuth (and then its protected resource metadata), the
-// SDK's DNS-rebinding protection for loopback, and cross-origin
-// protection against browsers.
+// Handler serves Streamable HTTP at /mcp, through the stages of httpStack
+// in their order, and with OAuth its protected resource metadata.
 func (s *Server) Handler() http.Handler {
-	var h http.Handler = s.limitRate(s.limitSessions(s.eras()))
 	mux := http.NewServeMux()
-	if s.authenticates() {
-		opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}
-		if s.cfg.OAuth != nil {
-			opts.ClockSkew = s.cfg.OAuth.Leeway()
-			mux.Handle(s.cfg.OAuth.MetadataPath(), auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata()))
-			h = s.requireScope(h)
-		}
-		h = s.challenge(auth.RequireBearerToken(s.verifyToken, opts)(h))
+	if s.cfg.OAuth != nil {
+		mux.Handle(s.cfg.OAuth.MetadataPath(), auth.ProtectedResourceMetadataHandler(s.cfg.OAuth.Metadata()))
 	}
-	h = s.guardHTTP(http.NewCrossOriginProtection().Handler(h))
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", wrapHTTP(s.eras(), s.httpStack()))
 	return mux
+}
+
+// httpStack is every HTTP request's way to /mcp, outermost stage first:
+// each stage sees what the ones before it let through, and the answers of
+// the ones after it; the innermost handler is go-sdk's (see eras), and the
+// MCP stages each message then passes are pipeline's. This is the one
+// place the order is set. A stage that this server's configuration does
+// not need (no tokens, no OAuth, no rate limits) passes requests on
+// untouched. (cmd/folio's http.Server bounds the headers' time and an
+// idle connection's, before any of this.)
+func (s *Server) httpStack() []func(http.Handler) http.Handler {
+	return []func(http.Handler) http.Handler{
+		// A POST's body read whole, within the body timeout and
+		// MaxBodyBytes, and the request kept while it is handled (for
+		// followClient, holdAnswers and limitRate): outermost, so that
+		// a client that trickles its body or sends too much is cut off
+		// before anything else is done for it.
+		s.guardHTTP,
+		// Cross-origin protection against browsers: a browser's
+		// cross-origin request of an unsafe method (a POST, a DELETE)
+		// is refused with 403, before any token is looked at. (go-sdk's
+		// handler adds its own DNS-rebinding protection for a server on
+		// loopback, innermost.)
+		http.NewCrossOriginProtection().Handler,
+		// A 401's WWW-Authenticate as RFC 6750 and MCP ask: around
+		// the token check, whose 401s it rewrites. Only with tokens.
+		s.challenge,
+		// The bearer token of every request, checked by verifyToken
+		// (the tokens file, then OAuth): nothing past here runs for a
+		// request without a valid one. Only with tokens.
+		s.requireToken,
+		// The scope OAuth requires, 403 without it: after the token
+		// check, which gives the token's scopes. Only with OAuth.
+		s.requireScope,
+		// Each subject's rate and concurrent requests, 429 past them:
+		// after the token check, so that the subject is known.
+		s.limitRate,
+		// The caps on sessions, in all and per subject, 429 past them:
+		// innermost, so that only a request every stage above let
+		// through counts as a session opened.
+		s.limitSessions,
+	}
+}
+
+// wrapHTTP is h inside stages, the first outermost.
+func wrapHTTP(h http.Handler, stages []func(http.Handler) http.Handler) http.Handler {
+	for i := len(stages) - 1; i >= 0; i-- {
+		h = stages[i](h)
+	}
+	return h
 }
 
 // eras serves both protocol eras at one endpoint, over one server: a
