@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// TestHelpTexts: every command's --help (and "folio help COMMAND", and
-// "folio COMMAND help") prints the text in testdata/help, which is what
-// urfave/cli's App.Run printed before runCommands took its place (with the
-// help's changes since: serve's DIRs), byte
-// for byte ("(devel)" there stands for the version this build prints).
+// TestHelpTexts: every command's --help (and -h, and "folio help
+// COMMAND") prints the text in testdata/help, which is what
+// urfave/cli's App.Run printed before runCommands took its place, byte for
+// byte, but for the help's changes since (serve's DIRs) and where urfave
+// printed less ("folio help token" stopped after USAGE) ("(devel)" there
+// stands for the version this build prints).
 func TestHelpTexts(t *testing.T) {
 	version := strings.TrimPrefix(strings.TrimSuffix(folio(t, "", "--version").stdout, "\n"), "folio version ")
 	golden, err := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
@@ -66,6 +67,9 @@ func TestHelpErrors(t *testing.T) {
 		{[]string{"token", "bogus"}, "", "folio: No help topic for 'bogus'\n"},
 		{[]string{"token", "add", "--tokens", "x"}, string(tokenAdd), "folio: Required flag \"subject\" not set\n"},
 		{[]string{"token", "add"}, string(tokenAdd), "folio: Required flags \"tokens, subject\" not set\n"},
+		{[]string{"help", "--bogus"}, "", "folio: flag provided but not defined: -bogus\nRun 'folio help --help' for usage.\n"},
+		{[]string{"h", "-x"}, "", "folio: flag provided but not defined: -x\nRun 'folio help --help' for usage.\n"},
+		{[]string{"token", "help", "--bogus"}, "", "folio: flag provided but not defined: -bogus\nRun 'folio token help --help' for usage.\n"},
 	} {
 		r := folio(t, "", tc.args...)
 		if r.code != exitInvalidArgument || r.stdout != tc.stdout || r.stderr != tc.stderr {

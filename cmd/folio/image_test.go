@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,6 +289,110 @@ func TestOCIImage(t *testing.T) {
 	configs, roots := checkOCILayout(t, archive, bindir, strings.TrimSpace(string(revision)), created)
 	runUnpacked(t, roots[runtime.GOARCH], configs[runtime.GOARCH])
 	t.Run("podman", func(t *testing.T) { runPodman(t, archive) })
+	t.Run("push", func(t *testing.T) { pushAsReleased(t, archive) })
+}
+
+// craneVersion is the crane the release workflow pushes the image with.
+const craneVersion = "v0.22.1"
+
+// pushAsReleased runs the release workflow's push of the image (its step's
+// lines, from unpacking the archive to crane push, crane's login left out)
+// against a registry on loopback (crane registry serve), and checks that
+// the tag names the image index built and checked here, both platforms
+// in it. crane is built from its Go module; without the module proxy the
+// test is skipped, unless FOLIO_REQUIRE_PODMAN is set.
+func pushAsReleased(t *testing.T, archive string) {
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "github.com/google/go-containerregistry/cmd/crane@"+craneVersion)
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		if os.Getenv("FOLIO_REQUIRE_PODMAN") == "" {
+			t.Skipf("crane could not be built (FOLIO_REQUIRE_PODMAN makes this fail): %v\n%s", err, out)
+		}
+		t.Fatalf("building crane: %v\n%s", err, out)
+	}
+	crane := filepath.Join(gobin, "crane")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	registry := exec.Command(crane, "registry", "serve", "--address", addr)
+	registry.Env = testmain.Env(t)
+	if err := registry.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { registry.Process.Kill(); registry.Wait() })
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("crane registry serve does not answer on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	workflow, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "release.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, step, _ := strings.Cut(string(workflow), "- name: The image to ghcr.io")
+	var lines []string
+	for _, line := range strings.Split(step, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "version="), strings.HasPrefix(line, "mkdir "), strings.HasPrefix(line, "tar "):
+			lines = append(lines, line)
+		case strings.HasPrefix(line, "crane push "):
+			lines = append(lines, line)
+			step = ""
+		}
+		if step == "" {
+			break
+		}
+	}
+	if len(lines) != 4 {
+		t.Fatalf("the release workflow's image step: found %q", lines)
+	}
+	script := strings.ReplaceAll(strings.Join(lines, "\n"), "${{ steps.version.outputs.version }}", "0.1.0")
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "dist"), 0o755)
+	if err := os.Symlink(archive, filepath.Join(work, "dist", filepath.Base(archive))); err != nil {
+		t.Fatal(err)
+	}
+	image := addr + "/folio-mcp/folio"
+	push := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
+	push.Dir = work
+	push.Env = append(testmain.Env(t), "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"), "RUNNER_TEMP="+t.TempDir(), "IMAGE="+image)
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("the workflow's push: %v\n%s\n%s", err, out, script)
+	}
+
+	var layout struct {
+		Manifests []struct{ Digest string } `json:"manifests"`
+	}
+	indexJSON, err := exec.Command("tar", "-xOf", archive, "index.json").Output()
+	if err != nil || json.Unmarshal(indexJSON, &layout) != nil || len(layout.Manifests) != 1 {
+		t.Fatalf("the archive's index.json: %v, %s", err, indexJSON)
+	}
+	digest, err := exec.Command(crane, "digest", image+":0.1.0").Output()
+	if err != nil || strings.TrimSpace(string(digest)) != layout.Manifests[0].Digest {
+		t.Errorf("the pushed tag is %s (%v), not the image index built, %s", digest, err, layout.Manifests[0].Digest)
+	}
+	manifest, err := exec.Command(crane, "manifest", image+":0.1.0").Output()
+	var index struct {
+		Manifests []struct {
+			Platform struct{ OS, Architecture string }
+		}
+	}
+	if err != nil || json.Unmarshal(manifest, &index) != nil || len(index.Manifests) != 2 ||
+		index.Manifests[0].Platform.OS != "linux" || index.Manifests[1].Platform.OS != "linux" {
+		t.Errorf("the pushed tag's manifest is not an index of the two linux images: %v\n%s", err, manifest)
+	}
 }
 
 // checkOCILayout reads the archive (readOCIArchive and the checks of
