@@ -174,6 +174,11 @@ func TestRateLimits(t *testing.T) {
 	// The call is in flight once the upstream has it.
 	deadline := time.Now().Add(10 * time.Second)
 	for b, _ := os.ReadFile(calls); !strings.Contains(string(b), "block"); b, _ = os.ReadFile(calls) {
+		select {
+		case err := <-done:
+			t.Fatalf("the block call ended before it reached the upstream: %v", err)
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatal("the block call did not reach the upstream")
 		}
