@@ -40,16 +40,18 @@ func (s *Server) startObserving(ctx context.Context, rec *callRecord, method str
 	}
 	o := &observation{}
 	o.op, o.ss = s.operation(rec, method, req)
-	o.ctx, o.span = in.StartServer(ctx, o.op)
+	o.ctx, o.span = in.StartServer(ctx, o.op, rec.Start)
 	if method == "initialize" {
 		o.session = s.startSession(o.ss, o.op)
 	}
 	return o.ctx, o
 }
 
-// endObserving ends the request's span, which records its duration, and
-// counts the pages, tokens and folds of its answer, res, as its record
-// tells them.
+// endObserving ends the request's span, which started at its record's
+// Start, its record's Duration later, which the span records as the
+// request's duration (one measurement with the log's and the audit
+// log's), and counts the pages, tokens and folds of its answer, res, as
+// its record tells them.
 func (s *Server) endObserving(o *observation, rec *callRecord, res mcp.Result) {
 	if o == nil {
 		return
@@ -70,7 +72,7 @@ func (s *Server) endObserving(o *observation, rec *callRecord, res mcp.Result) {
 	if answer, _ := res.(*mcp.CallToolResult); answer != nil && rec.Outcome == "ok" && s.counts != nil {
 		s.counts.answer(o.ctx, rec)
 	}
-	o.span.End(o.ctx, rec.Outcome == "tool_error", rec.Err)
+	o.span.EndAfter(o.ctx, rec.Duration, rec.Outcome == "tool_error", rec.Err)
 }
 
 // operation is what a request's span and metrics say of it, read before

@@ -17,7 +17,8 @@ import (
 // A callRecord is one request as folio handled it: made by recordCalls
 // as the request comes in, filled once as its answer comes back (see
 // finish), and then read, never measured again, by the log (logRequest),
-// the metrics (endObserving) and the audit log (auditCall). For a tool
+// the span and the metrics (endObserving: the span starts at Start and
+// lasts Duration) and the audit log (auditCall). For a tool
 // call it holds what the call was for (its target) and how it went.
 type callRecord struct {
 	// Method is the request's method; Start when folio took it in, and

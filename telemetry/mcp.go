@@ -176,10 +176,11 @@ func (op Operation) bounded() Operation {
 	return op
 }
 
-// Span is an operation under way: End ends it. What is learnt of it
-// after it starts (its id, as its request is written; the protocol
-// version an initialize agrees on) is added before End, by one
-// goroutine at a time.
+// Span is an operation under way: End ends it, or EndAfter with the
+// duration its caller measured. What is learnt of it after it starts
+// (its id, as its request is written; the protocol version an
+// initialize agrees on) is added before it ends, by one goroutine at a
+// time.
 type Span struct {
 	in     *Instruments
 	span   trace.Span
@@ -313,15 +314,18 @@ func (a *attrList) peer(op *Operation, server bool) {
 }
 
 // StartServer starts the span of a request folio received, continuing the
-// caller's trace from op.Meta.
-func (in *Instruments) StartServer(ctx context.Context, op Operation) (context.Context, *Span) {
+// caller's trace from op.Meta. The span starts at start, when the caller
+// took the request in (a call's record, in mcpserver), not when it is
+// made: the caller times the request, and ends the span with EndAfter
+// and the duration it measured.
+func (in *Instruments) StartServer(ctx context.Context, op Operation, start time.Time) (context.Context, *Span) {
 	if in == nil {
 		return ctx, nil
 	}
 	if op.Meta != nil {
 		ctx = propagation.TraceContext{}.Extract(ctx, metaCarrier(op.Meta))
 	}
-	return in.start(ctx, op, true)
+	return in.start(ctx, op, true, start)
 }
 
 // StartClient starts the span of a request folio sends (to an upstream)
@@ -336,7 +340,7 @@ func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.C
 		return ctx, nil
 	}
 	meta := op.Meta
-	ctx, s := in.start(ctx, op, false)
+	ctx, s := in.start(ctx, op, false, time.Now())
 	if in.tracer != nil && meta != nil {
 		propagation.TraceContext{}.Inject(ctx, metaCarrier(meta))
 	}
@@ -347,15 +351,16 @@ func (in *Instruments) StartClient(ctx context.Context, op Operation) (context.C
 // the connection that writes the request (see tracedConn.Write).
 type clientSpanKey struct{}
 
-func (in *Instruments) start(ctx context.Context, op Operation, server bool) (context.Context, *Span) {
+// start starts the span of op, received (server) or sent, at start.
+func (in *Instruments) start(ctx context.Context, op Operation, server bool, start time.Time) (context.Context, *Span) {
 	op = op.bounded()
-	s := &Span{in: in, start: time.Now(), server: server, op: op}
+	s := &Span{in: in, start: start, server: server, op: op}
 	if in.tracer != nil {
 		kind := trace.SpanKindClient
 		if server {
 			kind = trace.SpanKindServer
 		}
-		ctx, s.span = in.tracer.Start(ctx, op.name(), trace.WithSpanKind(kind), trace.WithAttributes(op.attrs(server, false)...))
+		ctx, s.span = in.tracer.Start(ctx, op.name(), trace.WithSpanKind(kind), trace.WithTimestamp(start), trace.WithAttributes(op.attrs(server, false)...))
 	}
 	return ctx, s
 }
@@ -393,9 +398,23 @@ func (s *Span) SetKnown() {
 	}
 }
 
-// End ends the span: toolError tells a tool call answered with isError,
-// err a request that failed (a JSON-RPC error, or the call not made).
+// End ends the span now: toolError tells a tool call answered with
+// isError, err a request that failed (a JSON-RPC error, or the call not
+// made). Its duration, the span's and the metric's, is the time since it
+// started.
 func (s *Span) End(ctx context.Context, toolError bool, err error) {
+	if s == nil {
+		return
+	}
+	s.EndAfter(ctx, time.Since(s.start), toolError, err)
+}
+
+// EndAfter ends the span d after it started, as End does: d is the
+// request's duration as its caller measured it (a call's record, in
+// mcpserver), and the span's duration and the operation-duration
+// metric's value are d exactly, so that they and the caller's own
+// records (its log, its audit log) tell one measurement.
+func (s *Span) EndAfter(ctx context.Context, d time.Duration, toolError bool, err error) {
 	if s == nil {
 		return
 	}
@@ -417,10 +436,10 @@ func (s *Span) End(ctx context.Context, toolError bool, err error) {
 		case toolError:
 			s.span.SetStatus(codes.Error, ToolError)
 		}
-		s.span.End()
+		s.span.End(trace.WithTimestamp(s.start.Add(d)))
 	}
 	if s.in.meter != nil {
-		seconds := time.Since(s.start).Seconds()
+		seconds := d.Seconds()
 		s.mu.Lock()
 		attrs := s.op.attrs(s.server, true)
 		method := s.op.Method

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -70,12 +72,12 @@ func TestSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	ctx, server := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read", Meta: map[string]any{"traceparent": parent, "tracestate": 5}})
+	ctx, server := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read", Meta: map[string]any{"traceparent": parent, "tracestate": 5}}, time.Now())
 	meta := map[string]any{"progressToken": 7.0}
 	cctx, client := in.StartClient(ctx, Operation{Method: "tools/call", Tool: "echo", Meta: meta})
 	client.End(cctx, false, &jsonrpc.Error{Code: -32602, Message: "bad"})
 	server.End(ctx, true, nil)
-	_, other := in.StartServer(context.Background(), Operation{Method: "resources/read", ResourceURI: "file:///x", Meta: map[string]any{"traceparent": 12}})
+	_, other := in.StartServer(context.Background(), Operation{Method: "resources/read", ResourceURI: "file:///x", Meta: map[string]any{"traceparent": 12}}, time.Now())
 	other.End(context.Background(), false, errors.New("boom"))
 
 	spans := rec.Ended()
@@ -129,7 +131,7 @@ func BenchmarkOperation(b *testing.B) {
 	meta := map[string]any{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "progressToken": 1}
 	b.ReportAllocs()
 	for b.Loop() {
-		ctx, span := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read", ProtocolVersion: "2025-11-25", SessionID: "abc", Transport: TransportTCP, Meta: meta})
+		ctx, span := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read", ProtocolVersion: "2025-11-25", SessionID: "abc", Transport: TransportTCP, Meta: meta}, time.Now())
 		span.End(ctx, false, nil)
 	}
 }
@@ -152,5 +154,70 @@ func TestMadeUpVersions(t *testing.T) {
 	}
 	if op := (Operation{Method: "x/made-up"}).bounded(); op.Method != Other {
 		t.Errorf("an unknown method is %q", op.Method)
+	}
+}
+
+// TestOneDuration: a span's duration and its operation-duration point are
+// one measurement. A server span timed by its caller starts when the
+// caller says and lasts what the caller measured (EndAfter); a span
+// ended with End lasts the time since it started, the same on the span
+// and on the metric.
+func TestOneDuration(t *testing.T) {
+	start := time.Now().Add(-3 * time.Second)
+	for _, tc := range []struct {
+		name   string
+		metric string
+		run    func(in *Instruments) (time.Time, time.Duration)
+	}{
+		{"server, timed by its caller", "mcp.server.operation.duration", func(in *Instruments) (time.Time, time.Duration) {
+			ctx, span := in.StartServer(context.Background(), Operation{Method: "tools/call", Tool: "read"}, start)
+			d := 1234567891 * time.Nanosecond
+			span.EndAfter(ctx, d, false, nil)
+			return start, d
+		}},
+		{"client, timed by the span", "mcp.client.operation.duration", func(in *Instruments) (time.Time, time.Duration) {
+			ctx, span := in.StartClient(context.Background(), Operation{Method: "tools/call", Tool: "echo", Meta: map[string]any{}})
+			time.Sleep(time.Millisecond)
+			span.End(ctx, false, nil)
+			return time.Time{}, 0
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			reader := sdkmetric.NewManualReader()
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+			in, err := (&Telemetry{Tracer: tp, Meter: mp}).Instruments()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantStart, wantD := tc.run(in)
+			spans := rec.Ended()
+			if len(spans) != 1 {
+				t.Fatalf("%d spans", len(spans))
+			}
+			s := spans[0]
+			got := s.EndTime().Sub(s.StartTime())
+			if !wantStart.IsZero() && (!s.StartTime().Equal(wantStart) || got != wantD) {
+				t.Errorf("span from %v for %v, want from %v for %v", s.StartTime(), got, wantStart, wantD)
+			}
+			var rm metricdata.ResourceMetrics
+			if err := reader.Collect(context.Background(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			var sums []float64
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if m.Name == tc.metric {
+						for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+							sums = append(sums, dp.Sum)
+						}
+					}
+				}
+			}
+			if len(sums) != 1 || sums[0] != got.Seconds() {
+				t.Errorf("%s: %v, the span's duration %v s", tc.metric, sums, got.Seconds())
+			}
+		})
 	}
 }
