@@ -7,5 +7,7 @@
 // globs, a size cap, text detection, and for walks the ignore files) and
 // takes one consistent Snapshot of a
 // file: the BLAKE3 version of all its bytes and a window of the same bytes,
-// from one read. It knows nothing of MCP, tokens or cursors.
+// from one read. A view may also be given a Maker, whose files (a root's
+// served llms.txt) Open gives as files of the root where the root holds
+// none of that name. It knows nothing of MCP, tokens or cursors.
 package fsview

@@ -74,6 +74,8 @@ type FS struct {
 	allow []string
 	// view: the roots belong to the FS this one restricts.
 	view bool
+	// maker, when not nil, makes the files Open serves beside the tree's.
+	maker Maker
 }
 
 type root struct {
@@ -134,7 +136,7 @@ func (v *FS) Restrict(allow []string) (*FS, error) {
 			return nil, fmt.Errorf("invalid allow glob %q", g)
 		}
 	}
-	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, shared: v.shared, allow: append([]string{}, allow...), view: true}, nil
+	return &FS{roots: v.roots, opt: v.opt, deny: v.deny, shared: v.shared, allow: append([]string{}, allow...), view: true, maker: v.maker}, nil
 }
 
 // Roots returns the absolute paths of the roots, symlinks resolved, the
@@ -151,6 +153,9 @@ func (v *FS) Roots() []string {
 // first root, which relative names resolve against, else its absolute
 // path.
 func (v *FS) Name(f File) string {
+	if f.made != nil {
+		return f.URI // a made file is named by its URI
+	}
 	if f.root == v.roots[0] {
 		return f.Rel
 	}
@@ -195,6 +200,7 @@ type File struct {
 	root     *root
 	resolved string    // Rel with every symlink resolved
 	info     *statInfo // Lstat of resolved at resolution time
+	made     []byte    // the text of a made file (see Open)
 }
 
 // IsDir reports whether the file is a directory.

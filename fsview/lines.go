@@ -150,7 +150,7 @@ func newLineIndexes() *lineIndexes {
 // It judges by f's stat when it was resolved, opening nothing: a read
 // through the index checks each window's version against it.
 func (v *FS) LineIndexOf(f File) (*LineIndex, bool) {
-	if f.info == nil {
+	if f.info == nil || f.made != nil {
 		return nil, false
 	}
 	ver, ok := v.shared.versions.lookup(&f.info.st, true)
@@ -171,7 +171,7 @@ func (v *FS) LineIndexOf(f File) (*LineIndex, bool) {
 // IndexLines keeps the line index of s, a snapshot of a whole file, for
 // the line reads that follow (see LineIndexOf).
 func (v *FS) IndexLines(s *Snapshot) {
-	if s.Offset != 0 || !s.EOF() {
+	if s.Offset != 0 || !s.EOF() || s.made != nil {
 		return
 	}
 	c := v.shared.lines

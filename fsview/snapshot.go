@@ -258,6 +258,9 @@ func (v *FS) Snapshot(ctx context.Context, f File, offset, window int64) (*Snaps
 // zero. It holds what f held when it was opened: bytes a file gains while
 // it is read are left out.
 func (v *FS) Content(ctx context.Context, f File) (*Snapshot, error) {
+	if f.made != nil {
+		return madeSnapshot(f, 0, -1)
+	}
 	fd, info, err := openFile(f)
 	if err != nil {
 		return nil, err
@@ -310,6 +313,9 @@ func (v *FS) content(ctx context.Context, f File, fd int, info *statInfo, buf []
 
 // snapshot is Snapshot, the version left zero unless hash is set.
 func (v *FS) snapshot(ctx context.Context, f File, offset, window int64, hash bool) (*Snapshot, error) {
+	if f.made != nil {
+		return madeSnapshot(f, offset, window)
+	}
 	fd, info, err := openFile(f)
 	if err != nil {
 		return nil, err

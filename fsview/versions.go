@@ -106,7 +106,7 @@ func (c *versionCache) store(st *unix.Stat_t, v Version, text bool, hashed time.
 // can be trusted, so that what is made of it (a line index) serves the
 // reads that follow.
 func (v *FS) Settled(f File) bool {
-	if f.info == nil {
+	if f.info == nil || f.made != nil {
 		return false
 	}
 	settled := time.Now().Add(-v.shared.versions.granularity).UnixNano()

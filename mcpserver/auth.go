@@ -95,7 +95,8 @@ var errUnauthorized = errors.New("no valid bearer token: the token was revoked o
 func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*caller, error) {
 	sessionless := extra != nil && extra.Header != nil && extra.Header.Get(protocolVersionHeader) >= sessionlessProtocol
 	if !s.authenticates() {
-		return &caller{subject: reader.LocalSubject, sessionless: sessionless, fs: s.cfg.FS, reader: reader.New(s.cfg.FS, s.cfg.Cursors, s.cfg.Counter)}, nil
+		view := s.cfg.FS.WithMaker(maker{s: s})
+		return &caller{subject: reader.LocalSubject, sessionless: sessionless, fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 	}
 	ti := tokenInfo(ctx, extra)
 	if ti == nil {
@@ -110,7 +111,9 @@ func (s *Server) resolveCaller(ctx context.Context, extra *mcp.RequestExtra) (*c
 		return nil, errUnauthorized
 	}
 	clientID, _ := ti.Extra[clientKey].(string)
-	return &caller{subject: id.Subject, tokenHash: hash, clientID: clientID, grant: grant(hash, id.Allow), tools: id.Tools, sessionless: sessionless,
+	g := grant(hash, id.Allow)
+	view = view.WithMaker(maker{s: s, grant: g})
+	return &caller{subject: id.Subject, tokenHash: hash, clientID: clientID, grant: g, tools: id.Tools, sessionless: sessionless,
 		fs: view, reader: reader.New(view, s.cfg.Cursors, s.cfg.Counter)}, nil
 }
 

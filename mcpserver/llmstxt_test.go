@@ -239,3 +239,32 @@ func TestMadeLLMsTxtChanges(t *testing.T) {
 		t.Error("serving made a file")
 	}
 }
+
+// TestMadeLLMsTxtSection: a made file is read as a real file of its name
+// is, section included: a .txt has no sections, and says so, where the
+// made file once ignored the section (and its next page's cursor failed).
+func TestMadeLLMsTxtSection(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"lines", map[string]any{"section": "Start", "limit": 3}},
+		{"pages", map[string]any{"section": "Start", "max_tokens": 100}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := llmsEnv(t)
+			cs := dialMemory(t, e.server(t, serverOpts{local: true}), nil)
+			made := map[string]any{"path": "llms-full.txt"}
+			for k, v := range tc.args {
+				made[k] = v
+			}
+			got := call(t, cs, wire.Read, made)
+			e.write(t, "llms-full.txt", "# Gadget\n\n## Start\n\nBegin here.\n")
+			want := call(t, cs, wire.Read, made)
+			wantCode(t, got, "not_found")
+			if got.text != want.text {
+				t.Errorf("a section of the made llms-full.txt: %s\nof a real one: %s", got.text, want.text)
+			}
+		})
+	}
+}

@@ -56,7 +56,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 	}
 	if a.Path != "" {
 		lr.Name = a.Path
-		l, err := s.lines(ctx, c, lr)
+		l, err := c.reader.ReadLines(ctx, lr)
 		if err != nil {
 			return s.toolError(err)
 		}
@@ -80,7 +80,7 @@ func (s *Server) read(ctx context.Context, _ *mcp.CallToolRequest, c *caller, a 
 			break
 		}
 		lr.Name, lr.MaxTokens = name, left
-		l, err := s.lines(ctx, c, lr)
+		l, err := c.reader.ReadLines(ctx, lr)
 		var text string
 		switch {
 		case err != nil:
@@ -160,7 +160,7 @@ func (s *Server) readPage(ctx context.Context, c *caller, a wire.ReadArgs, forma
 	if a.Line != nil {
 		pr.Line = *a.Line
 	}
-	p, err := s.page(ctx, c, pr)
+	p, err := c.reader.Page(ctx, pr)
 	if err != nil {
 		return s.toolError(err)
 	}

@@ -83,14 +83,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 // fileContents is a file's whole text as a resource, named by its
 // canonical URI, when it is within the answer and token caps, and its version as
 // _meta; or the JSON-RPC error of a resource request. A root's llms.txt
-// and llms-full.txt that folio makes are read as files (see madeFile).
+// and llms-full.txt that folio makes are read as files (see maker).
 func (s *Server) fileContents(ctx context.Context, c *caller, name string) (*mcp.ResourceContents, mcp.Meta, error) {
-	if m, ok, err := s.madeFile(ctx, c, name); err != nil {
-		return nil, nil, resourceError(name, err)
-	} else if ok {
-		return s.madeContents(name, m)
-	}
-	f, err := c.fs.Regular(name)
+	f, err := c.fs.Open(ctx, name)
 	if err != nil {
 		return nil, nil, resourceError(name, err)
 	}

@@ -123,7 +123,7 @@ func TestIndexedPageAtLine(t *testing.T) {
 	}
 	for _, line := range []int{1, 2, 63, 64, 65, 2999, 3000, 3001, 12345, lines - 1, lines, lines + 1, 1 << 30} {
 		got, err := fx.rd.Page(ctx, at(line))
-		_, st, _, serr := fx.rd.start(at(line))
+		_, st, _, serr := fx.rd.start(context.Background(), at(line))
 		if serr != nil {
 			t.Fatal(serr)
 		}

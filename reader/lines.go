@@ -116,7 +116,7 @@ func (r *Reader) ReadLines(ctx context.Context, req LineRequest) (*Lines, error)
 	if req.Limit < 0 {
 		return nil, toolerr.Invalid("limit must be 1 or more lines")
 	}
-	f, err := r.fs.Regular(req.Name)
+	f, err := r.fs.Open(ctx, req.Name)
 	if err != nil {
 		return nil, toolerr.From(err)
 	}

@@ -6,25 +6,39 @@ import (
 	"testing"
 
 	"github.com/folio-mcp/folio/fsview"
+	"github.com/folio-mcp/folio/internal/fileuri"
 	"github.com/folio-mcp/folio/internal/mcptest"
 	"github.com/folio-mcp/folio/pager"
 	"github.com/folio-mcp/folio/toolerr"
 )
 
-// TestPageOf: the pages of a made text join to it, each within its budget
-// and with its version; a cursor goes on only for that text, URI and
-// subject; line starts the first page at a line.
-func TestPageOf(t *testing.T) {
+// madeText makes llms-full.txt, its text whatever *text is when asked.
+type madeText struct{ text *[]byte }
+
+func (m madeText) Makes(base string) bool { return base == "llms-full.txt" }
+
+func (m madeText) Make(context.Context, *fsview.FS, string, string) ([]byte, error) {
+	return *m.text, nil
+}
+
+// TestPageMade: a file the view makes (a served llms.txt) is paged as any
+// file: the pages join to its text, each within its budget and with the
+// BLAKE3 of the text as version; a cursor goes on only for that text, URI
+// and subject; line starts the first page at a line; lines read it too.
+func TestPageMade(t *testing.T) {
 	fx := newFixture(t, "o200k_base")
 	ctx := context.Background()
-	const uri = "file:///srv/docs/llms-full.txt"
+	uri := fileuri.Of(fx.rd.fs.Roots()[0] + "/llms-full.txt")
 	text := []byte(strings.Repeat("# Title\n\n中文🙂 words and \"quotes\" \\ here.\r\n", 400))
+	made := text
+	rd := New(fx.rd.fs.WithMaker(madeText{&made}), fx.rd.cursors, fx.rd.counter)
 	page := func(text []byte, req PageRequest) (pager.Decoded, error) {
-		p, err := fx.rd.PageOf(ctx, text, uri, req)
+		made, req.Name = text, "llms-full.txt"
+		p, err := rd.Page(ctx, req)
 		if err != nil {
 			return pager.Decoded{}, err
 		}
-		if n := fx.rd.Counter().Count(string(p.JSON)); n > req.MaxTokens {
+		if n := rd.Counter().Count(string(p.JSON)); n > req.MaxTokens {
 			t.Fatalf("page counts %d tokens, budget %d", n, req.MaxTokens)
 		}
 		return pager.Decode(p.JSON)
@@ -72,5 +86,10 @@ func TestPageOf(t *testing.T) {
 	p, err := page(text, PageRequest{Subject: "alice", MaxTokens: 300, Line: 4})
 	if err != nil || !strings.HasPrefix(string(text), "# Title\n\n中文🙂 words and \"quotes\" \\ here.\r\n"+p.Content) {
 		t.Errorf("a page from line 4: %q, %v", p.Content, err)
+	}
+	made = text
+	l, err := rd.ReadLines(ctx, LineRequest{Name: "llms-full.txt", Offset: 4, Limit: 2})
+	if err != nil || string(l.Text) != "# Title\n\n" || l.Total != 1200 || l.URI != uri || l.Name != uri || l.Version != fsview.VersionOf(text).String() {
+		t.Errorf("lines 4-5: %+v, %v", l, err)
 	}
 }

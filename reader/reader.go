@@ -64,7 +64,7 @@ func (r *Reader) Page(ctx context.Context, req PageRequest) (pager.Page, error) 
 	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
 		return pager.Page{}, e
 	}
-	f, st, cl, err := r.start(req)
+	f, st, cl, err := r.start(ctx, req)
 	if err != nil {
 		return pager.Page{}, err
 	}
@@ -145,7 +145,7 @@ func (r *Reader) Pages(ctx context.Context, req PageRequest, yield func(pager.Pa
 	if e := wire.CheckMaxTokens(req.MaxTokens, MaxTokensLimit); e != nil {
 		return e
 	}
-	f, st, cl, err := r.start(req)
+	f, st, cl, err := r.start(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -220,8 +220,8 @@ func (r *Reader) pages(ctx context.Context, uri string, version fsview.Version, 
 
 // start resolves the name and reads the cursor, or starts a new chain
 // (no claim). A cursor's offset is what it claims: snapshot verifies it.
-func (r *Reader) start(req PageRequest) (fsview.File, cursor.State, *cursor.Claim, error) {
-	f, err := r.fs.Regular(req.Name)
+func (r *Reader) start(ctx context.Context, req PageRequest) (fsview.File, cursor.State, *cursor.Claim, error) {
+	f, err := r.fs.Open(ctx, req.Name)
 	if err != nil {
 		return fsview.File{}, cursor.State{}, nil, toolerr.From(err)
 	}
