@@ -78,7 +78,7 @@ type ociConfig struct {
 }
 
 // readOCIArchive is the files of an image layout's tar, each of whose
-// entries must have the time created.
+// entries must have the time created and owner root.
 func readOCIArchive(t *testing.T, path string, created time.Time) map[string][]byte {
 	t.Helper()
 	f, err := os.Open(path)
@@ -87,20 +87,13 @@ func readOCIArchive(t *testing.T, path string, created time.Time) map[string][]b
 	}
 	defer f.Close()
 	files := map[string][]byte{}
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
+	for name, e := range readTar(t, f) {
+		if !e.modTime.Equal(created) || e.uid != 0 {
+			t.Errorf("%s in the archive: time %v, owner %d", name, e.modTime, e.uid)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !h.ModTime.Equal(created) || h.Uid != 0 {
-			t.Errorf("%s in the archive: time %v, owner %d", h.Name, h.ModTime, h.Uid)
-		}
-		files[h.Name], _ = io.ReadAll(tr)
+		files[name] = e.data
 	}
+	return files
 }
 
 // ociBlob is the blob d names, which must have its digest and size; v,

